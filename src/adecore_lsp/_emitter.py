@@ -1,0 +1,120 @@
+"""Listener lists: add a listener, get a Disposable; fire in order; keep failures contained.
+
+A listener may be a plain function or an ``async def``. A coroutine it returns runs as a task
+of the running loop, so a slow listener never stalls the caller of ``fire``. Whatever a
+listener raises, at once or in its task, goes to the emitter's error handler and never stops
+the other listeners.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from .types import Disposable
+
+__all__ = ["Emitter", "TaskSet", "log_listener_error"]
+
+T = TypeVar("T")
+_logger = logging.getLogger("adecore_lsp")
+
+ErrorHandler = Callable[[BaseException], object]
+
+
+def log_listener_error(error: BaseException) -> None:
+    """The default error handler: log the exception with its traceback."""
+    _logger.error("a listener raised", exc_info=error)
+
+
+class TaskSet:
+    """Keeps the tasks of async listeners alive and reports how each ended."""
+
+    __slots__ = ("_on_error", "_tasks")
+
+    def __init__(self, on_error: ErrorHandler) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._on_error = on_error
+
+    def spawn(self, awaitable: Any) -> asyncio.Task[Any]:
+        """Run ``awaitable`` as a task; its exception goes to the error handler."""
+        task: asyncio.Task[Any] = asyncio.ensure_future(awaitable)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            self._on_error(error)
+
+    def cancel_all(self) -> None:
+        """Cancel every task still running."""
+        for task in list(self._tasks):
+            task.cancel()
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+
+class Emitter(Generic[T]):
+    """An ordered list of listeners of one event, each called with one value."""
+
+    __slots__ = ("_listeners", "_on_error", "_tasks")
+
+    def __init__(self, on_error: ErrorHandler = log_listener_error) -> None:
+        self._listeners: list[Callable[[T], object]] = []
+        self._on_error = on_error
+        self._tasks: TaskSet | None = None
+
+    def add(self, listener: Callable[[T], object]) -> Disposable:
+        """Add ``listener``; disposing the result removes it (once, even if added twice)."""
+        if not callable(listener):
+            raise TypeError(f"a listener must be callable, not {type(listener).__name__}")
+        self._listeners.append(listener)
+        return Disposable(lambda: self._remove(listener))
+
+    def _remove(self, listener: Callable[[T], object]) -> None:
+        try:
+            self._listeners.remove(listener)
+        except ValueError:
+            pass
+
+    def __bool__(self) -> bool:
+        return bool(self._listeners)
+
+    def __len__(self) -> int:
+        return len(self._listeners)
+
+    def clear(self) -> None:
+        """Forget every listener."""
+        self._listeners.clear()
+
+    def fire(self, value: T) -> None:
+        """Call each listener with ``value``, in the order they were added."""
+        listeners = self._listeners
+        if len(listeners) == 1:
+            # The usual case, on every message: with nothing to iterate, no copy is needed.
+            self.call(listeners[0], value)
+            return
+        # A copy: a listener may add or dispose listeners while we iterate.
+        for listener in tuple(listeners):
+            self.call(listener, value)
+
+    def call(self, listener: Callable[[T], object], value: T) -> None:
+        """Call one listener as ``fire`` does: errors contained, a coroutine run as a task."""
+        try:
+            result = listener(value)
+        except Exception as error:
+            self._on_error(error)
+            return
+        # None, what plain listeners return, skips the (slower) awaitable check.
+        if result is not None and inspect.isawaitable(result):
+            if self._tasks is None:
+                self._tasks = TaskSet(self._on_error)
+            self._tasks.spawn(result)

@@ -1,0 +1,129 @@
+"""Every exception adecore-lsp raises, in one place.
+
+The tree::
+
+    LspError(Exception)              a request failed; .code (ErrorCodes or int), .message, .data
+    └── StaleResultError             the document changed before the answer came; .uri
+    TransportError(Exception)        the wire failed
+    ├── TransportClosedError         sending on a transport that is closed (by us or by the peer)
+    ├── FramingError(ValueError)     bytes that are not a readable message; the stream is closed
+    └── SendBufferFullError(BufferError)  a WebSocket peer reads too slowly: 8 MiB wait unsent
+
+Requests always fail with :class:`LspError`. When the connection goes away, the pending
+requests fail with an ``LspError`` whose ``__cause__`` is the :class:`TransportError` (or
+other exception) that ended it. Errors raised by lower layers (``OSError``, JSON errors) are
+translated at the boundary so that only these types reach an application.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Any
+
+__all__ = [
+    "ErrorCodes",
+    "FramingError",
+    "LspError",
+    "SendBufferFullError",
+    "StaleResultError",
+    "TransportClosedError",
+    "TransportError",
+]
+
+
+class ErrorCodes(IntEnum):
+    """The error codes of JSON-RPC 2.0 and of LSP 3.17."""
+
+    ParseError = -32700
+    InvalidRequest = -32600
+    MethodNotFound = -32601
+    InvalidParams = -32602
+    InternalError = -32603
+    ServerNotInitialized = -32002
+    UnknownErrorCode = -32001
+    RequestFailed = -32803
+    ServerCancelled = -32802
+    ContentModified = -32801
+    RequestCancelled = -32800
+
+
+def _code_name(code: int) -> str:
+    try:
+        return ErrorCodes(code).name
+    except ValueError:
+        return str(code)
+
+
+class LspError(Exception):
+    """A JSON-RPC error: what a request failed with, or what a handler answers with.
+
+    ``code`` is an :class:`ErrorCodes` member when the code is a known one, else the plain
+    ``int`` the server sent. ``data`` is the error's optional ``data`` member, kept as sent
+    (for example ``{"retriggerRequest": false}`` with ``ServerCancelled``).
+    """
+
+    code: int
+    message: str
+    data: Any
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        try:
+            self.code = ErrorCodes(code)
+        except ValueError:
+            self.code = code
+        self.message = message
+        self.data = data
+        super().__init__(code, message, data)
+
+    def __str__(self) -> str:
+        return f"{self.message} ({_code_name(self.code)})"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({int(self.code)}, {self.message!r}, {self.data!r})"
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``error`` member of a JSON-RPC response carrying this error."""
+        error: dict[str, Any] = {"code": int(self.code), "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class StaleResultError(LspError):
+    """An answer about a document that has changed since the request was sent.
+
+    Its code is ``ContentModified``, like the server's own error of that name; the type tells
+    the two apart: this one was noticed by the client. Drop the answer and ask again.
+    """
+
+    uri: str
+
+    def __init__(self, uri: str, message: str | None = None) -> None:
+        super().__init__(
+            ErrorCodes.ContentModified,
+            message or f"the document {uri} changed before the answer arrived",
+        )
+        self.uri = uri
+
+    def __repr__(self) -> str:
+        return f"StaleResultError({self.uri!r}, {self.message!r})"
+
+
+class TransportError(Exception):
+    """The wire failed: the connection is closed or the bytes could not be read."""
+
+
+class TransportClosedError(TransportError):
+    """The transport is closed, by us or by the peer, so nothing more can be sent."""
+
+
+class FramingError(TransportError, ValueError):
+    """Bytes that are not a readable message (bad header, bad body, over the size cap)."""
+
+
+class SendBufferFullError(TransportError, BufferError):
+    """``send`` refused a message: more than 8 MiB already wait for a peer that reads slowly.
+
+    The transport stays open and every message accepted before is still sent; try again
+    once the peer has caught up, or close the transport.
+    """
