@@ -1,0 +1,330 @@
+"""JSON-RPC 2.0 bookkeeping, without I/O: ids, the pending table, and what each message is.
+
+:class:`RpcState` builds outgoing requests and notifications, remembers which requests wait
+for an answer (each with an opaque waiter the I/O layer chooses, such as a future), and sorts
+every incoming message into one of the event types below. :class:`Deadlines` keeps when each
+pending request falls due, so that the I/O layer needs one timer, not one per request.
+Nothing here reads a clock or a socket, so the rules can be tested with plain calls.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from math import inf
+from typing import Any, Generic, TypeVar
+
+from ..errors import ErrorCodes, LspError
+from ..types import JSONObject
+
+__all__ = [
+    "DEADLINE_SLACK",
+    "Deadlines",
+    "IncomingEvent",
+    "InvalidMessage",
+    "LateResponse",
+    "Notification",
+    "Request",
+    "Response",
+    "RpcState",
+    "StrayResponse",
+    "error_response",
+    "notification",
+    "response",
+]
+
+W = TypeVar("W")
+
+# Answers that come after we gave up on a request are dropped quietly, so we remember the
+# ids we cancelled; the oldest are forgotten past this many, so the table cannot grow forever.
+CANCELLED_IDS_KEPT = 4096
+
+DEADLINE_SLACK = 0.001
+"""Seconds: deadlines this close to the one being handled expire with it, saving a timer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Response(Generic[W]):
+    """The answer to one of our pending requests: ``error`` is set, or ``result`` is."""
+
+    id: int
+    waiter: W
+    result: Any = None
+    error: LspError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LateResponse:
+    """An answer to a request we had cancelled; drop it."""
+
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class StrayResponse:
+    """An answer nobody waits for: an unknown id, a second answer, or ``"id": null``."""
+
+    message: JSONObject
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A request of the server: it must get exactly one answer."""
+
+    id: int | str
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """A notification of the server."""
+
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidMessage:
+    """A message that is no JSON-RPC request, notification or response.
+
+    ``id`` is set when the message was a request with a usable id, so it can be answered
+    with ``InvalidRequest``.
+    """
+
+    message: JSONObject
+    reason: str
+    id: int | str | None = None
+
+
+IncomingEvent = (
+    Response[Any] | LateResponse | StrayResponse | Request | Notification | InvalidMessage
+)
+
+
+def notification(method: str, params: Any = None) -> JSONObject:
+    """A notification message; ``params`` is left out, never sent as ``null``, when None."""
+    if params is None:
+        return {"jsonrpc": "2.0", "method": method}
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+def response(request_id: int | str, result: Any) -> JSONObject:
+    """A success response; ``result`` is always present (``null`` included)."""
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def error_response(request_id: int | str | None, error: LspError) -> JSONObject:
+    """An error response carrying ``error``."""
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}
+
+
+def _is_id(value: object) -> bool:
+    # bool is an int subclass, and JSON's true is no valid id.
+    return (type(value) is int) or isinstance(value, str)
+
+
+def _error_from(error: object) -> LspError:
+    if isinstance(error, dict):
+        code = error.get("code")
+        message = error.get("message")
+        if type(code) is int and isinstance(message, str):
+            return LspError(code, message, error.get("data"))
+        return LspError(
+            ErrorCodes.InternalError,
+            f"the server answered with a malformed error: {error!r}"[:500],
+            error.get("data"),
+        )
+    return LspError(
+        ErrorCodes.InternalError, f"the server answered with a malformed error: {error!r}"[:500]
+    )
+
+
+class Deadlines:
+    """When each pending request falls due, kept so that the earliest is cheap to find.
+
+    The caller reads the clock and keeps one timer, set for :attr:`timer_due`. A request
+    that falls due before it needs the timer moved (:meth:`add` says so); any other costs no
+    timer at all. Requests with the same timeout fall due in the order they were sent, so each
+    timeout has an insertion-ordered dict of its requests, and the earliest due time is the
+    first entry of one of them: adding and removing are O(1), and the dicts hold only what is
+    pending.
+    """
+
+    __slots__ = ("_tables", "timer", "timer_due")
+
+    def __init__(self) -> None:
+        # timeout -> {request id: (due time, method)}, each dict in due order.
+        self._tables: dict[float, dict[int, tuple[float, str]]] = {}
+        self.timer: Any = None
+        """The caller's timer (opaque here), set for :attr:`timer_due`; None if there is none."""
+        self.timer_due = inf
+        """When the caller's timer fires; ``inf`` when no timer is set."""
+
+    def __len__(self) -> int:
+        return sum(map(len, self._tables.values()))
+
+    def add(self, request_id: int, method: str, timeout: float, due: float) -> bool:
+        """Record that ``request_id`` falls due at ``due`` (its send time plus ``timeout``).
+
+        Due times of one timeout must not decrease from call to call (a monotonic clock
+        gives that). Returns True when ``due`` is before :attr:`timer_due`: the caller must
+        then set its timer for ``due``.
+        """
+        table = self._tables.get(timeout)
+        if table is None:
+            table = self._tables[timeout] = {}
+        table[request_id] = (due, method)
+        return due < self.timer_due
+
+    def remove(self, request_id: int, timeout: float) -> None:
+        """Forget ``request_id`` (answered, failed or cancelled); unknown ids are ignored."""
+        tables = self._tables
+        table = tables.get(timeout)
+        if table is not None:
+            table.pop(request_id, None)
+            # The last empty dict is kept: a session's requests mostly share one timeout.
+            if not table and len(tables) > 1:
+                del tables[timeout]
+
+    def pop_due(self, now: float) -> list[tuple[int, str, float]]:
+        """Remove and return ``(request id, method, timeout)`` of each request due by ``now``.
+
+        Those due within :data:`DEADLINE_SLACK` after ``now`` are included, in due order.
+        """
+        limit = now + DEADLINE_SLACK
+        due_now: list[tuple[float, int, str, float]] = []
+        tables = self._tables
+        for timeout, table in list(tables.items()):
+            expired: list[int] = []
+            for request_id, (due, method) in table.items():
+                if due > limit:
+                    break
+                expired.append(request_id)
+                due_now.append((due, request_id, method, timeout))
+            for request_id in expired:
+                del table[request_id]
+            if not table:
+                del tables[timeout]
+        due_now.sort()
+        return [(request_id, method, timeout) for _, request_id, method, timeout in due_now]
+
+    def next_due(self) -> float | None:
+        """The earliest due time of a recorded request, or None when there is none."""
+        return min(
+            (next(iter(table.values()))[0] for table in self._tables.values() if table),
+            default=None,
+        )
+
+    def clear(self) -> None:
+        """Forget every request (the timer is the caller's to stop or let lapse)."""
+        self._tables.clear()
+
+
+class RpcState(Generic[W]):
+    """Ids, pending requests and the classification of incoming messages.
+
+    ``W`` is whatever the caller keeps per pending request (a future, say). Ids are integers
+    counted from 1, so a server's string or zero ids never clash with ours.
+    """
+
+    __slots__ = ("_cancelled", "_next_id", "deadlines", "pending")
+
+    def __init__(self) -> None:
+        self._next_id = 1
+        self.pending: dict[int, W] = {}
+        self._cancelled: OrderedDict[int, None] = OrderedDict()
+        self.deadlines = Deadlines()
+        """When the pending requests fall due; filled by the I/O layer, which owns the clock."""
+
+    def request(self, method: str, params: Any, waiter: W) -> tuple[int, JSONObject]:
+        """Allocate an id, record ``waiter`` as pending, and return the id and the message."""
+        request_id = self._next_id
+        self._next_id = request_id + 1
+        self.pending[request_id] = waiter
+        if params is None:
+            return request_id, {"jsonrpc": "2.0", "id": request_id, "method": method}
+        return request_id, {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+
+    def forget(self, request_id: int) -> W | None:
+        """Drop a pending request without an answer (it was never sent); return its waiter."""
+        return self.pending.pop(request_id, None)
+
+    def cancel(self, request_id: int) -> W | None:
+        """Give up on a pending request: a late answer for it will be a :class:`LateResponse`.
+
+        Returns its waiter, or None when it was not pending (then nothing is remembered).
+        """
+        waiter = self.pending.pop(request_id, None)
+        if waiter is None:
+            return None
+        cancelled = self._cancelled
+        cancelled[request_id] = None
+        if len(cancelled) > CANCELLED_IDS_KEPT:
+            cancelled.popitem(last=False)
+        return waiter
+
+    def drain(self) -> list[W]:
+        """Take every pending waiter (the connection is gone) and clear the tables."""
+        waiters = list(self.pending.values())
+        self.pending.clear()
+        self._cancelled.clear()
+        self.deadlines.clear()
+        return waiters
+
+    def take_result(self, message: JSONObject) -> W | None:
+        """The fast path of :meth:`receive`, for the usual message: a result we wait for.
+
+        When ``message`` is a success response to a pending request (no method, an integer
+        id that is pending, a ``result`` and no ``error``), removes that request and returns
+        its waiter, as :meth:`receive` would in a :class:`Response` whose result is
+        ``message["result"]``. Otherwise returns None and changes nothing: then call
+        :meth:`receive`. It builds no event object, which is most of ``receive``'s cost.
+        """
+        if "result" in message and "error" not in message and message.get("method") is None:
+            request_id = message.get("id")
+            if type(request_id) is int:
+                return self.pending.pop(request_id, None)
+        return None
+
+    def receive(self, message: JSONObject) -> IncomingEvent:
+        """Sort one incoming message; never raises for any dict."""
+        method = message.get("method")
+        if method is not None:
+            return self._receive_call(message, method)
+        if "id" not in message:
+            return InvalidMessage(message, "a message with neither method nor id")
+        request_id = message["id"]
+        if request_id is None:
+            return StrayResponse(message, "an error response with a null id")
+        waiter = self.pending.pop(request_id, None) if type(request_id) is int else None
+        if waiter is None:
+            if type(request_id) is int and request_id in self._cancelled:
+                del self._cancelled[request_id]
+                return LateResponse(request_id)
+            return StrayResponse(message, f"a response for id {request_id!r}, which is not pending")
+        if "error" in message:
+            return Response(request_id, waiter, error=_error_from(message["error"]))
+        if "result" in message:
+            return Response(request_id, waiter, result=message["result"])
+        return Response(
+            request_id,
+            waiter,
+            error=LspError(
+                ErrorCodes.InvalidRequest, "the server's response has neither result nor error"
+            ),
+        )
+
+    def _receive_call(self, message: JSONObject, method: object) -> IncomingEvent:
+        if not isinstance(method, str):
+            bad_id = message.get("id")
+            return InvalidMessage(
+                message, "the method is not a string", bad_id if _is_id(bad_id) else None
+            )
+        if "id" in message:
+            request_id = message["id"]
+            if not _is_id(request_id):
+                return InvalidMessage(message, f"a request with the invalid id {request_id!r}")
+            return Request(request_id, method, message.get("params"))
+        return Notification(method, message.get("params"))

@@ -1,0 +1,718 @@
+"""LspSession: one conversation with one language server over one transport.
+
+The session owns the lifecycle (handshake, shutdown), the request path (ids, deadlines,
+cancellation), the answers to the server's own requests, and the listeners. The JSON-RPC
+bookkeeping itself is sans-IO (:mod:`adecore_lsp.protocol.rpc`); this module adds the event
+loop: futures, deadlines and tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Any
+from urllib.parse import unquote, urlparse
+from urllib.request import url2pathname
+
+from ._emitter import Emitter, log_listener_error
+from ._server_requests import BUILTIN_HANDLERS, BuiltinContext
+from ._version import __version__
+from .errors import ErrorCodes, LspError, TransportClosedError
+from .options import (
+    ApplyEditHandler,
+    ConfigurationHandler,
+    LspSessionOptions,
+    SessionState,
+    ShowMessageHandler,
+)
+from .protocol.capabilities import CapabilityRegistry, DocumentInfo
+from .protocol.client_capabilities import POSITION_ENCODINGS, build_client_capabilities
+from .protocol.rpc import (
+    InvalidMessage,
+    Notification,
+    Request,
+    Response,
+    RpcState,
+    StrayResponse,
+    error_response,
+    notification,
+    response,
+)
+from .transports.base import LspTransport
+from .types import Disposable, JSONObject
+
+__all__ = ["LspSession", "RequestHandler"]
+
+_logger = logging.getLogger("adecore_lsp")
+
+RequestHandler = Callable[[Any, asyncio.Event], Any]
+"""Answers a server request: gets ``params`` and an event set when the server cancels."""
+
+
+class _Default:
+    """The marker for "use the session's deadline"."""
+
+    def __repr__(self) -> str:
+        return "<session default>"
+
+
+_DEFAULT: Any = _Default()
+
+Document = str | Mapping[str, Any] | None
+
+
+class LspSession:
+    """One conversation with one language server.
+
+    Call :meth:`initialize` and wait for it before anything else, or use
+    ``async with LspSession(transport, ...) as session``. The keywords are the fields of
+    :class:`LspSessionOptions`, kept as :attr:`options`.
+    """
+
+    def __init__(
+        self,
+        transport: LspTransport,
+        *,
+        root_uri: str | None = None,
+        workspace_folders: Sequence[JSONObject] | None = None,
+        client_info: JSONObject | None = None,
+        initialization_options: Any = None,
+        configuration: Mapping[str, Any] | None = None,
+        timeout: float | None = 30.0,
+        snippet_support: bool = False,
+        on_configuration: ConfigurationHandler | None = None,
+        on_apply_edit: ApplyEditHandler | None = None,
+        on_show_message: ShowMessageHandler | None = None,
+        position_encodings: Sequence[str] = POSITION_ENCODINGS,
+        capabilities: Mapping[str, Any] | None = None,
+        pull_diagnostics: bool = False,
+        process_id: int | _Default | None = _DEFAULT,
+        shutdown_timeout: float = 5.0,
+        refresh_window: float = 0.05,
+    ) -> None:
+        options = LspSessionOptions(
+            root_uri=root_uri,
+            workspace_folders=workspace_folders,
+            client_info=client_info,
+            initialization_options=initialization_options,
+            configuration=configuration,
+            timeout=timeout,
+            snippet_support=snippet_support,
+            on_configuration=on_configuration,
+            on_apply_edit=on_apply_edit,
+            on_show_message=on_show_message,
+            position_encodings=tuple(position_encodings),
+            capabilities=capabilities,
+            pull_diagnostics=pull_diagnostics,
+            shutdown_timeout=shutdown_timeout,
+            refresh_window=refresh_window,
+        )
+        if not isinstance(process_id, _Default):
+            options.process_id = process_id
+        self.options = options
+        self._transport = transport
+        self._state = SessionState.NEW
+        self._rpc: RpcState[asyncio.Future[Any]] = RpcState()
+        self._close_reason: BaseException | None = None
+        self._initialize_task: asyncio.Task[JSONObject] | None = None
+        self._shutdown_task: asyncio.Task[None] | None = None
+        self._server_capabilities: JSONObject = {}
+        self._server_info: JSONObject | None = None
+        self._position_encoding: str | None = None
+
+        self._error_listeners: Emitter[BaseException] = Emitter(log_listener_error)
+        self._diagnostics_listeners: Emitter[JSONObject] = Emitter(self._report)
+        self._progress_listeners: Emitter[JSONObject] = Emitter(self._report)
+        self._capability_listeners: Emitter[str] = Emitter(self._report)
+        self._notification_listeners: dict[str, Emitter[Any]] = {}
+        self._request_handlers: dict[str, RequestHandler] = {}
+        # Server requests still being answered: id -> (cancel event, task or None).
+        self._server_calls: dict[int | str, tuple[asyncio.Event, asyncio.Task[Any]]] = {}
+        self._refresh_pending: dict[str, None] = {}
+        self._refresh_handle: asyncio.TimerHandle | None = None
+
+        self._registry = CapabilityRegistry(on_error=self._report)
+        self._builtin_context = BuiltinContext(
+            options=options,
+            registry=self._registry,
+            workspace_folders=self._workspace_folders(),
+            capabilities_changed=self._announce_capabilities,
+            refresh_requested=self._refresh_requested,
+        )
+        self._subscriptions: list[Disposable] = []
+        self._subscriptions.append(transport.on_message(self._on_message))
+        self._subscriptions.append(transport.on_close(self._on_transport_close))
+
+    # -- state -------------------------------------------------------------------------
+
+    @property
+    def state(self) -> SessionState:
+        """``new``, ``initializing``, ``ready``, ``closing`` or ``closed``."""
+        return self._state
+
+    @property
+    def server_capabilities(self) -> JSONObject:
+        """The ``capabilities`` of the server's ``InitializeResult`` (``{}`` before it)."""
+        return self._server_capabilities
+
+    @property
+    def server_info(self) -> JSONObject | None:
+        """The server's ``serverInfo`` (name and version), if it gave one."""
+        return self._server_info
+
+    @property
+    def position_encoding(self) -> str | None:
+        """The negotiated position encoding; ``None`` until the handshake is done."""
+        return self._position_encoding
+
+    @property
+    def transport(self) -> LspTransport:
+        """The transport this session talks over."""
+        return self._transport
+
+    # -- handshake ---------------------------------------------------------------------
+
+    async def initialize(self) -> JSONObject:
+        """Do the handshake and return the server's ``InitializeResult``.
+
+        Sends ``initialize``, checks the position encoding the server chose, sends
+        ``initialized`` and then the configuration, if any. Calling it again returns the
+        same result. A failed handshake closes the session.
+        """
+        if self._initialize_task is None:
+            if self._state is not SessionState.NEW:
+                raise self._unusable_error()
+            self._state = SessionState.INITIALIZING
+            task = asyncio.ensure_future(self._handshake())
+            # Retrieved here so that a handshake nobody awaits any more cannot warn.
+            task.add_done_callback(_retrieve)
+            self._initialize_task = task
+        return await asyncio.shield(self._initialize_task)
+
+    def _initialize_params(self) -> JSONObject:
+        options = self.options
+        params: JSONObject = {
+            "processId": options.process_id,
+            "clientInfo": options.client_info or {"name": "adecore-lsp", "version": __version__},
+            "rootUri": options.root_uri,
+            "rootPath": _uri_to_path(options.root_uri),
+            "capabilities": build_client_capabilities(
+                position_encodings=options.position_encodings,
+                snippet_support=options.snippet_support,
+                apply_edit=options.on_apply_edit is not None,
+                pull_diagnostics=options.pull_diagnostics,
+                overrides=options.capabilities,
+            ),
+            "workspaceFolders": self._builtin_context.workspace_folders,
+        }
+        if options.initialization_options is not None:
+            params["initializationOptions"] = options.initialization_options
+        return params
+
+    def _workspace_folders(self) -> list[JSONObject] | None:
+        options = self.options
+        if options.workspace_folders is not None:
+            return [dict(folder) for folder in options.workspace_folders]
+        if options.root_uri is None:
+            return None
+        return [{"uri": options.root_uri, "name": _folder_name(options.root_uri)}]
+
+    async def _handshake(self) -> JSONObject:
+        params = self._initialize_params()
+        try:
+            result = await self._call("initialize", params, self.options.timeout)
+            if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
+                raise LspError(
+                    ErrorCodes.InvalidRequest,
+                    f"the server's InitializeResult has no capabilities object: {result!r}"[:300],
+                )
+            capabilities: JSONObject = result["capabilities"]
+            encoding = capabilities.get("positionEncoding", "utf-16")
+            offered = params["capabilities"]["general"]["positionEncodings"]
+            if encoding not in offered:
+                raise LspError(
+                    ErrorCodes.InvalidParams,
+                    f"the server chose the position encoding {encoding!r}, "
+                    f"which the client did not offer (it offered {', '.join(offered)})",
+                )
+        except BaseException as error:
+            self._abort(error)
+            raise
+        if self._state is not SessionState.INITIALIZING:
+            # Closed while the answer was on its way.
+            raise self._unusable_error()
+        self._server_capabilities = capabilities
+        server_info = result.get("serverInfo")
+        self._server_info = server_info if isinstance(server_info, dict) else None
+        self._position_encoding = encoding
+        self._registry.set_server_capabilities(capabilities)
+        self._state = SessionState.READY
+        self._send(notification("initialized", {}))
+        if self.options.configuration is not None:
+            self._send_configuration()
+        return result
+
+    def _send_configuration(self) -> None:
+        settings = self.options.configuration
+        self._send(notification("workspace/didChangeConfiguration", {"settings": settings or {}}))
+
+    def set_configuration(self, settings: Mapping[str, Any]) -> None:
+        """Replace the settings and, once ready, tell the server with ``didChangeConfiguration``."""
+        self.options.configuration = settings
+        if self._state is SessionState.READY:
+            self._send_configuration()
+
+    # -- requests ----------------------------------------------------------------------
+
+    async def request(
+        self, method: str, params: Any = None, *, timeout: float | None = _DEFAULT
+    ) -> Any:
+        """Send a request and return its result.
+
+        Raises :class:`LspError` with the server's error, ``RequestCancelled`` when the
+        deadline (``timeout``, else the session's) passes, and ``ServerNotInitialized``
+        before the session is ready. Cancelling the awaiting task sends ``$/cancelRequest``
+        and re-raises ``asyncio.CancelledError``.
+        """
+        if self._state is not SessionState.READY:
+            raise self._unusable_error()
+        return await self._call(
+            method, params, self.options.timeout if timeout is _DEFAULT else timeout
+        )
+
+    async def _call(self, method: str, params: Any, timeout: float | None) -> Any:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        rpc = self._rpc
+        request_id, message = rpc.request(method, params, future)
+        try:
+            self._transport.send(message)
+        except TransportClosedError as error:
+            rpc.forget(request_id)
+            raise self._closed_error(error) from error
+        except BaseException:
+            rpc.forget(request_id)
+            raise
+        deadlines = rpc.deadlines
+        if timeout:
+            # One timer serves every deadline: only a request due before it moves it.
+            due = loop.time() + timeout
+            if deadlines.add(request_id, method, timeout, due):
+                if deadlines.timer is not None:
+                    deadlines.timer.cancel()
+                deadlines.timer = loop.call_at(due, self._check_deadlines)
+                deadlines.timer_due = due
+        try:
+            return await future
+        except asyncio.CancelledError:
+            # The awaiting task was cancelled: tell the server, unless it already answered.
+            if rpc.cancel(request_id) is not None:
+                self._send_cancel(request_id)
+            raise
+        finally:
+            if timeout:
+                deadlines.remove(request_id, timeout)
+
+    def _check_deadlines(self) -> None:
+        """The deadline timer: expire the requests now due, then set it for the next one."""
+        deadlines = self._rpc.deadlines
+        loop = asyncio.get_running_loop()
+        for request_id, method, timeout in deadlines.pop_due(loop.time()):
+            self._expire(request_id, method, timeout)
+        due = deadlines.next_due()
+        if due is None:
+            deadlines.timer = None
+            deadlines.timer_due = float("inf")
+        else:
+            deadlines.timer = loop.call_at(due, self._check_deadlines)
+            deadlines.timer_due = due
+
+    def _expire(self, request_id: int, method: str, timeout: float) -> None:
+        future = self._rpc.cancel(request_id)
+        if future is None or future.done():
+            return
+        self._send_cancel(request_id)
+        future.set_exception(
+            LspError(ErrorCodes.RequestCancelled, f"{method} got no answer within {timeout:g} s")
+        )
+
+    def _send_cancel(self, request_id: int) -> None:
+        # After shutdown was asked, only exit may be written.
+        if self._state is SessionState.READY:
+            self._send(notification("$/cancelRequest", {"id": request_id}))
+
+    def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification; raises ``ServerNotInitialized`` before the session is ready."""
+        if self._state is not SessionState.READY:
+            raise self._unusable_error()
+        try:
+            self._transport.send(notification(method, params))
+        except TransportClosedError as error:
+            raise self._closed_error(error) from error
+
+    async def execute_command(self, command: str, arguments: Sequence[Any] | None = None) -> Any:
+        """Ask the server to run ``command`` (``workspace/executeCommand``)."""
+        params: JSONObject = {"command": command}
+        if arguments is not None:
+            params["arguments"] = list(arguments)
+        return await self.request("workspace/executeCommand", params)
+
+    async def workspace_symbols(self, query: str) -> Any:
+        """The symbols of the workspace that match ``query`` (``workspace/symbol``)."""
+        return await self.request("workspace/symbol", {"query": query})
+
+    async def resolve_workspace_symbol(self, symbol: JSONObject) -> Any:
+        """Fill in a workspace symbol's location (``workspaceSymbol/resolve``)."""
+        return await self.request("workspaceSymbol/resolve", symbol)
+
+    # -- capabilities ------------------------------------------------------------------
+
+    def supports(self, method: str, document: Document = None) -> bool:
+        """Whether the server answers ``method``, for ``document`` when given.
+
+        From the static capabilities and the registrations since, filtered by their
+        document selectors. ``document`` is a URI or a mapping with ``uri`` and
+        ``languageId``.
+        """
+        return self._registry.supports(method, self._document_info(document))
+
+    def provider_options(self, method: str, document: Document = None) -> JSONObject | None:
+        """The options of the provider of ``method`` (``{}`` for ``true``), or ``None``."""
+        return self._registry.provider_options(method, self._document_info(document))
+
+    def _document_info(self, document: Document) -> DocumentInfo | None:
+        if document is None:
+            return None
+        if isinstance(document, str):
+            return DocumentInfo(uri=document, language_id=None)
+        uri = document.get("uri")
+        if not isinstance(uri, str):
+            raise TypeError("a document needs a 'uri' string")
+        language_id = document.get("languageId", document.get("language_id"))
+        return DocumentInfo(
+            uri=uri, language_id=language_id if isinstance(language_id, str) else None
+        )
+
+    def on_capabilities_changed(self, listener: Callable[[str], object]) -> Disposable:
+        """Hear each method whose capability was registered, unregistered or refreshed."""
+        return self._capability_listeners.add(listener)
+
+    def _announce_capabilities(self, methods: list[str]) -> None:
+        for method in dict.fromkeys(methods):
+            self._capability_listeners.fire(method)
+
+    def _refresh_requested(self, methods: tuple[str, ...]) -> None:
+        for method in methods:
+            self._refresh_pending[method] = None
+        if self._refresh_handle is None:
+            loop = asyncio.get_running_loop()
+            self._refresh_handle = loop.call_later(self.options.refresh_window, self._flush_refresh)
+
+    def _flush_refresh(self) -> None:
+        self._refresh_handle = None
+        methods, self._refresh_pending = list(self._refresh_pending), {}
+        if self._state is not SessionState.CLOSED:
+            self._announce_capabilities(methods)
+
+    # -- listening ---------------------------------------------------------------------
+
+    def on_diagnostics(self, listener: Callable[[JSONObject], object]) -> Disposable:
+        """Hear ``textDocument/publishDiagnostics`` params."""
+        return self._diagnostics_listeners.add(listener)
+
+    def on_progress(self, listener: Callable[[JSONObject], object]) -> Disposable:
+        """Hear ``$/progress`` params."""
+        return self._progress_listeners.add(listener)
+
+    def on_notification(self, method: str, listener: Callable[[Any], object]) -> Disposable:
+        """Hear the params of every ``method`` notification of the server, in wire order."""
+        emitter = self._notification_listeners.get(method)
+        if emitter is None:
+            emitter = self._notification_listeners[method] = Emitter(self._report)
+        return emitter.add(listener)
+
+    def on_request(self, method: str, handler: RequestHandler) -> Disposable:
+        """Answer the server's ``method`` requests with ``handler(params, cancelled)``.
+
+        The handler may be async; its return value is the result, an :class:`LspError`
+        it raises is the error answer, any other exception an ``InternalError`` answer.
+        ``cancelled`` is set when the server cancels, and an async handler's task is
+        cancelled too. It replaces the session's own answer, except for
+        ``client/registerCapability`` and ``client/unregisterCapability``, which the session
+        must track. One handler per method: the newest wins.
+        """
+        if not callable(handler):
+            raise TypeError(f"a handler must be callable, not {type(handler).__name__}")
+        self._request_handlers[method] = handler
+
+        def remove() -> None:
+            if self._request_handlers.get(method) is handler:
+                del self._request_handlers[method]
+
+        return Disposable(remove)
+
+    def on_error(self, listener: Callable[[BaseException], object]) -> Disposable:
+        """Hear errors of the connection, of the server's messages and of listeners."""
+        return self._error_listeners.add(listener)
+
+    def _report(self, error: BaseException) -> None:
+        if self._error_listeners:
+            self._error_listeners.fire(error)
+        else:
+            _logger.warning("adecore-lsp session error: %s", error, exc_info=error)
+
+    # -- incoming ----------------------------------------------------------------------
+
+    def _on_message(self, message: JSONObject) -> None:
+        future = self._rpc.take_result(message)
+        if future is not None:
+            # The usual message, a result we wait for, needs no event object.
+            if not future.done():
+                future.set_result(message["result"])
+            return
+        event = self._rpc.receive(message)
+        if isinstance(event, Response):
+            future = event.waiter
+            if not future.done():
+                if event.error is None:
+                    future.set_result(event.result)
+                else:
+                    future.set_exception(event.error)
+        elif isinstance(event, Notification):
+            self._on_notification(event)
+        elif isinstance(event, Request):
+            self._on_server_request(event)
+        elif isinstance(event, (StrayResponse, InvalidMessage)):
+            self._report(LspError(ErrorCodes.InvalidRequest, event.reason, event.message))
+            if isinstance(event, InvalidMessage) and event.id is not None:
+                self._answer_error(event.id, LspError(ErrorCodes.InvalidRequest, event.reason))
+        # A LateResponse answers a request we cancelled: dropped quietly.
+
+    def _on_notification(self, event: Notification) -> None:
+        if self._state is SessionState.CLOSED:
+            return
+        method, params = event.method, event.params
+        if method == "$/cancelRequest":
+            self._server_cancelled(params)
+        elif method == "$/progress":
+            self._progress_listeners.fire(params)
+        elif method == "textDocument/publishDiagnostics":
+            self._diagnostics_listeners.fire(params)
+        emitter = self._notification_listeners.get(method)
+        if emitter is not None:
+            emitter.fire(params)
+
+    def _on_server_request(self, event: Request) -> None:
+        if self._state is SessionState.CLOSED:
+            return
+        request_id, method, params = event.id, event.method, event.params
+        if request_id in self._server_calls:
+            self._answer_error(
+                request_id,
+                LspError(ErrorCodes.InvalidRequest, f"request id {request_id!r} is already in use"),
+            )
+            return
+        handler = self._request_handlers.get(method)
+        builtin = BUILTIN_HANDLERS.get(method)
+        cancelled = asyncio.Event()
+        try:
+            if handler is not None and method not in _TRACKED_REQUESTS:
+                result = handler(params, cancelled)
+            elif builtin is not None:
+                result = builtin(self._builtin_context, params)
+            else:
+                self._answer_error(
+                    request_id,
+                    LspError(ErrorCodes.MethodNotFound, f"the client does not handle {method}"),
+                )
+                return
+        except Exception as error:
+            self._answer_failure(request_id, method, error)
+            return
+        if not inspect.isawaitable(result):
+            self._answer(request_id, result)
+            return
+        task = asyncio.ensure_future(_await(result))
+        self._server_calls[request_id] = (cancelled, task)
+        task.add_done_callback(lambda done: self._handler_done(request_id, method, done))
+
+    def _handler_done(self, request_id: int | str, method: str, task: asyncio.Task[Any]) -> None:
+        error = None if task.cancelled() else task.exception()
+        entry = self._server_calls.get(request_id)
+        if entry is None or entry[1] is not task:
+            # Already answered (the server cancelled, or the session closed).
+            if error is not None and not isinstance(error, LspError):
+                self._report(error)
+            return
+        del self._server_calls[request_id]
+        if task.cancelled():
+            self._answer_error(
+                request_id, LspError(ErrorCodes.RequestCancelled, f"{method} was cancelled")
+            )
+        elif error is not None:
+            self._answer_failure(request_id, method, error)
+        else:
+            self._answer(request_id, task.result())
+
+    def _server_cancelled(self, params: Any) -> None:
+        request_id = params.get("id") if isinstance(params, dict) else None
+        if not isinstance(request_id, (int, str)):
+            return
+        entry = self._server_calls.pop(request_id, None)
+        if entry is None:
+            return  # already answered, or never ours: nothing to do
+        cancelled, task = entry
+        cancelled.set()
+        task.cancel()
+        self._answer_error(
+            request_id, LspError(ErrorCodes.RequestCancelled, "the server cancelled the request")
+        )
+
+    def _answer(self, request_id: int | str, result: Any) -> None:
+        try:
+            self._send(response(request_id, result))
+        except (TypeError, ValueError) as error:
+            self._report(error)
+            self._answer_error(
+                request_id,
+                LspError(ErrorCodes.InternalError, f"the client's answer is not JSON: {error}"),
+            )
+
+    def _answer_failure(self, request_id: int | str, method: str, error: BaseException) -> None:
+        if isinstance(error, LspError):
+            self._answer_error(request_id, error)
+            return
+        self._report(error)
+        self._answer_error(
+            request_id,
+            LspError(ErrorCodes.InternalError, f"{method} failed in the client: {error}"),
+        )
+
+    def _answer_error(self, request_id: int | str | None, error: LspError) -> None:
+        self._send(error_response(request_id, error))
+
+    def _send(self, message: JSONObject) -> None:
+        """Write ``message`` unless the session is closed; a closed transport is ignored."""
+        if self._state is SessionState.CLOSED:
+            return
+        try:
+            self._transport.send(message)
+        except TransportClosedError:
+            pass
+
+    # -- closing -----------------------------------------------------------------------
+
+    async def shutdown(self) -> None:
+        """End the conversation: ``shutdown`` (5 s deadline), ``exit``, then close the transport.
+
+        Waits for a pending handshake first. The session ends ``closed`` even when the
+        server never answers or is already gone. Calling it again returns the same result.
+        """
+        if self._shutdown_task is None:
+            task = asyncio.ensure_future(self._shut_down())
+            task.add_done_callback(_retrieve)
+            self._shutdown_task = task
+        await asyncio.shield(self._shutdown_task)
+
+    async def _shut_down(self) -> None:
+        if self._initialize_task is not None and not self._initialize_task.done():
+            await asyncio.wait([self._initialize_task])
+        if self._state is SessionState.READY:
+            self._state = SessionState.CLOSING
+            try:
+                await self._call("shutdown", None, self.options.shutdown_timeout)
+            except LspError:
+                pass  # a server that does not answer, or answers wrongly, still gets exit
+            self._send(notification("exit"))
+        self._abort(None)
+
+    def _abort(self, reason: BaseException | None) -> None:
+        """Close the transport (the write side first ends); rejects what is pending."""
+        if self._state is SessionState.CLOSED:
+            return
+        self._close_reason = reason
+        self._transport.close()
+        # The transport tells us through _on_transport_close; make sure even if it did not.
+        self._on_transport_close(None)
+
+    def _on_transport_close(self, reason: BaseException | None) -> None:
+        if self._state is SessionState.CLOSED:
+            return
+        ours = self._state is SessionState.CLOSING or self._close_reason is not None
+        self._state = SessionState.CLOSED
+        if reason is not None:
+            self._close_reason = reason
+        cause = self._close_reason or TransportClosedError("the connection was closed")
+        for future in self._rpc.drain():
+            if not future.done():
+                error = LspError(ErrorCodes.InternalError, f"the connection closed: {cause}")
+                error.__cause__ = cause
+                future.set_exception(error)
+        calls = list(self._server_calls.values())
+        self._server_calls.clear()
+        for cancelled, task in calls:
+            cancelled.set()
+            task.cancel()
+        if self._refresh_handle is not None:
+            self._refresh_handle.cancel()
+            self._refresh_handle = None
+        for subscription in self._subscriptions:
+            subscription.dispose()
+        if reason is not None and not ours:
+            self._report(reason)
+
+    def _closed_error(self, cause: BaseException | None) -> LspError:
+        error = LspError(ErrorCodes.InternalError, f"the session is closed: {cause or 'closed'}")
+        error.__cause__ = cause
+        return error
+
+    def _unusable_error(self) -> LspError:
+        state = self._state
+        if state is SessionState.CLOSED or state is SessionState.CLOSING:
+            return self._closed_error(self._close_reason)
+        return LspError(
+            ErrorCodes.ServerNotInitialized,
+            f"the session is {state.value}; await initialize() first",
+        )
+
+    async def __aenter__(self) -> LspSession:
+        await self.initialize()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.shutdown()
+
+
+# Requests the session must see itself even when the application handles them too.
+_TRACKED_REQUESTS = frozenset({"client/registerCapability", "client/unregisterCapability"})
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+def _folder_name(uri: str) -> str:
+    path = unquote(urlparse(uri).path).rstrip("/")
+    return path.rsplit("/", 1)[-1] or uri
+
+
+def _uri_to_path(uri: str | None) -> str | None:
+    if uri is None:
+        return None
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return url2pathname(unquote(parsed.path))

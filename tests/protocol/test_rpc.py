@@ -1,0 +1,154 @@
+"""RpcState: ids, the pending table, and the sorting of incoming messages."""
+
+from __future__ import annotations
+
+from adecore_lsp import ErrorCodes, LspError
+from adecore_lsp.protocol.rpc import (
+    CANCELLED_IDS_KEPT,
+    InvalidMessage,
+    LateResponse,
+    Notification,
+    Request,
+    Response,
+    RpcState,
+    StrayResponse,
+    error_response,
+    notification,
+    response,
+)
+
+
+def test_requests_get_increasing_integer_ids_and_no_null_params() -> None:
+    """Ids count from 1; params None leaves the key out."""
+    rpc: RpcState[str] = RpcState()
+    first_id, first = rpc.request("a", None, "w1")
+    second_id, second = rpc.request("b", {"x": 1}, "w2")
+    assert (first_id, second_id) == (1, 2)
+    assert first == {"jsonrpc": "2.0", "id": 1, "method": "a"}
+    assert second == {"jsonrpc": "2.0", "id": 2, "method": "b", "params": {"x": 1}}
+    assert rpc.pending == {1: "w1", 2: "w2"}
+
+
+def test_builders_leave_out_null_params_and_keep_null_results() -> None:
+    """Notifications without params have no params key; a null result is still sent."""
+    assert notification("exit") == {"jsonrpc": "2.0", "method": "exit"}
+    assert notification("n", []) == {"jsonrpc": "2.0", "method": "n", "params": []}
+    assert response("s1", None) == {"jsonrpc": "2.0", "id": "s1", "result": None}
+    assert error_response(0, LspError(-32601, "no", {"d": 1})) == {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "error": {"code": -32601, "message": "no", "data": {"d": 1}},
+    }
+
+
+def test_a_result_resolves_its_waiter_once() -> None:
+    """A response pops its pending entry; a second one for the same id is stray."""
+    rpc: RpcState[str] = RpcState()
+    rpc.request("a", None, "w")
+    assert rpc.receive({"jsonrpc": "2.0", "id": 1, "result": None}) == Response(1, "w", None)
+    again = rpc.receive({"jsonrpc": "2.0", "id": 1, "result": None})
+    assert isinstance(again, StrayResponse)
+    assert rpc.pending == {}
+
+
+def test_an_error_becomes_an_lsp_error() -> None:
+    """An error object keeps its code, message and data; a malformed one is InternalError."""
+    rpc: RpcState[str] = RpcState()
+    rpc.request("a", None, "w")
+    rpc.request("b", None, "w")
+    event = rpc.receive(
+        {"id": 1, "error": {"code": -32802, "message": "m", "data": {"retriggerRequest": True}}}
+    )
+    assert isinstance(event, Response)
+    assert event.error is not None
+    assert event.error.code == ErrorCodes.ServerCancelled
+    assert event.error.data == {"retriggerRequest": True}
+    bad = rpc.receive({"id": 2, "error": "oops"})
+    assert isinstance(bad, Response)
+    assert bad.error is not None
+    assert bad.error.code == ErrorCodes.InternalError
+
+
+def test_neither_result_nor_error_rejects() -> None:
+    """A response with neither member is an error for its request."""
+    rpc: RpcState[str] = RpcState()
+    rpc.request("a", None, "w")
+    event = rpc.receive({"jsonrpc": "2.0", "id": 1})
+    assert isinstance(event, Response)
+    assert event.error is not None
+    assert "neither" in event.error.message
+
+
+def test_ids_match_by_type() -> None:
+    """ "1" and true do not answer request 1."""
+    rpc: RpcState[str] = RpcState()
+    rpc.request("a", None, "w")
+    assert isinstance(rpc.receive({"id": "1", "result": 0}), StrayResponse)
+    assert isinstance(rpc.receive({"id": True, "result": 0}), StrayResponse)
+    assert isinstance(rpc.receive({"id": 1.0, "result": 0}), StrayResponse)
+    assert rpc.pending == {1: "w"}
+
+
+def test_null_id_is_stray() -> None:
+    """An error response with a null id is reported as stray."""
+    rpc: RpcState[str] = RpcState()
+    event = rpc.receive({"id": None, "error": {"code": -32700, "message": "parse"}})
+    assert isinstance(event, StrayResponse)
+    assert "null" in event.reason
+
+
+def test_cancelled_requests_answer_late_quietly_once() -> None:
+    """After cancel, the first late answer is LateResponse, a second one is stray."""
+    rpc: RpcState[str] = RpcState()
+    rpc.request("a", None, "w")
+    assert rpc.cancel(1) == "w"
+    assert rpc.cancel(1) is None
+    assert rpc.receive({"id": 1, "result": 5}) == LateResponse(1)
+    assert isinstance(rpc.receive({"id": 1, "result": 5}), StrayResponse)
+
+
+def test_the_cancelled_table_is_bounded() -> None:
+    """Only the newest cancelled ids are remembered."""
+    rpc: RpcState[int] = RpcState()
+    for n in range(CANCELLED_IDS_KEPT + 10):
+        request_id, _ = rpc.request("a", None, n)
+        rpc.cancel(request_id)
+    assert isinstance(rpc.receive({"id": 1, "result": 0}), StrayResponse)
+    assert rpc.receive({"id": CANCELLED_IDS_KEPT + 10, "result": 0}) == LateResponse(
+        CANCELLED_IDS_KEPT + 10
+    )
+
+
+def test_forget_and_drain() -> None:
+    """forget drops one entry unanswered; drain takes them all."""
+    rpc: RpcState[str] = RpcState()
+    rpc.request("a", None, "w1")
+    rpc.request("b", None, "w2")
+    rpc.request("c", None, "w3")
+    assert rpc.forget(2) == "w2"
+    assert rpc.drain() == ["w1", "w3"]
+    assert rpc.pending == {}
+
+
+def test_requests_and_notifications_of_the_server() -> None:
+    """method + id is a request, whatever the id; method alone a notification."""
+    rpc: RpcState[str] = RpcState()
+    rpc.request("a", None, "w")
+    assert rpc.receive({"id": 1, "method": "x", "params": [1]}) == Request(1, "x", [1])
+    assert rpc.receive({"id": "s", "method": "x"}) == Request("s", "x", None)
+    assert rpc.receive({"id": 0, "method": "x"}) == Request(0, "x", None)
+    assert rpc.receive({"method": "n", "params": {}}) == Notification("n", {})
+    assert rpc.pending == {1: "w"}
+
+
+def test_invalid_messages_are_sorted_with_their_id_when_usable() -> None:
+    """Bad methods, bad ids and empty messages are InvalidMessage."""
+    rpc: RpcState[str] = RpcState()
+    no_method = rpc.receive({"id": 3, "method": 5})
+    assert isinstance(no_method, InvalidMessage)
+    assert no_method.id == 3
+    bad_id = rpc.receive({"id": [1], "method": "x"})
+    assert isinstance(bad_id, InvalidMessage)
+    assert bad_id.id is None
+    assert isinstance(rpc.receive({}), InvalidMessage)
+    assert isinstance(rpc.receive({"id": True, "method": "x"}), InvalidMessage)
