@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from adecore_lsp import LspError, LspSession, SessionState
 from adecore_lsp.errors import FramingError
 from adecore_lsp.transports.websocket import WebSocketTransport, connect_websocket
 from adecore_lsp.types import JSONObject
@@ -96,39 +97,6 @@ async def open_when_ready(url: str, process_log: Path) -> WebSocketTransport:
             await asyncio.sleep(0.1)
 
 
-class Client:
-    """Just enough JSON-RPC to drive one LSP exchange over a transport."""
-
-    def __init__(self, transport: WebSocketTransport) -> None:
-        self.transport = transport
-        self._next_id = 0
-        self._pending: dict[int, asyncio.Future[JSONObject]] = {}
-        transport.on_message(self._on_message)
-
-    async def request(self, method: str, params: Any) -> Any:
-        self._next_id += 1
-        answer: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
-        self._pending[self._next_id] = answer
-        self.transport.send(
-            {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params}
-        )
-        reply = await asyncio.wait_for(answer, REPLY_TIMEOUT)
-        assert "error" not in reply, reply
-        return reply.get("result")
-
-    def notify(self, method: str, params: Any) -> None:
-        self.transport.send({"jsonrpc": "2.0", "method": method, "params": params})
-
-    def _on_message(self, message: JSONObject) -> None:
-        if "method" in message:
-            if "id" in message:  # a request of the server: accept it without doing anything
-                self.transport.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
-            return
-        answer = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
-        if answer is not None and not answer.done():
-            answer.set_result(message)
-
-
 def hover_text(hover: Any) -> str:
     """The text of a Hover result, whatever shape its contents take."""
     contents = hover["contents"]
@@ -153,21 +121,13 @@ async def test_jedi_on_pygls1_hover_over_websocket(tmp_path: Path) -> None:
         transport = await open_when_ready(url, log)
         closes: list[BaseException | None] = []
         transport.on_close(closes.append)
-        client = Client(transport)
-
-        result = await client.request(
-            "initialize",
-            {
-                "processId": os.getpid(),
-                "rootUri": workspace.as_uri(),
-                "capabilities": {
-                    "textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]}}
-                },
-            },
-        )
-        assert result["capabilities"]["hoverProvider"]
-        client.notify("initialized", {})
-        client.notify(
+        errors: list[BaseException] = []
+        session = LspSession(transport, root_uri=workspace.as_uri(), timeout=REPLY_TIMEOUT)
+        session.on_error(errors.append)
+        await session.initialize()
+        assert session.supports("textDocument/hover")
+        assert session.position_encoding == "utf-16"  # pygls 1 names it explicitly
+        session.notify(
             "textDocument/didOpen",
             {
                 "textDocument": {
@@ -178,7 +138,7 @@ async def test_jedi_on_pygls1_hover_over_websocket(tmp_path: Path) -> None:
                 }
             },
         )
-        hover = await client.request(
+        hover = await session.request(
             "textDocument/hover",
             {"textDocument": {"uri": module.as_uri()}, "position": {"line": 5, "character": 1}},
         )
@@ -186,12 +146,28 @@ async def test_jedi_on_pygls1_hover_over_websocket(tmp_path: Path) -> None:
         assert "greet" in text
         assert "Say hello to someone." in text
 
-        assert await client.request("shutdown", None) is None
-        client.notify("exit", None)
-        # pygls 1 leaves the socket open after ``exit``: closing it is the client's job.
-        transport.close()
+        # shutdown, exit, then the session closes the socket (pygls 1 leaves it open).
+        await session.shutdown()
+        assert session.state is SessionState.CLOSED
         await asyncio.wait_for(transport.wait_closed(), REPLY_TIMEOUT)
         assert closes == [None]
+        assert errors == []
+
+
+async def test_jedi_on_pygls2_session_ends_with_a_clear_reason(tmp_path: Path) -> None:
+    """A session over pygls 2's binary frames fails initialize with the FramingError as cause."""
+    require(JEDI_PYGLS2, "install the project's servers extra into the venv that runs the tests")
+    log = tmp_path / "server.log"
+    async with websocket_server(JEDI_PYGLS2, log) as url:
+        transport = await open_when_ready(url, log)
+        session = LspSession(transport, timeout=REPLY_TIMEOUT)
+        started = time.monotonic()
+        with pytest.raises(LspError) as caught:
+            await session.initialize()
+        assert time.monotonic() - started < REPLY_TIMEOUT
+        assert isinstance(caught.value.__cause__, FramingError)
+        assert "binary frame" in str(caught.value.__cause__)
+        assert session.state is SessionState.CLOSED
 
 
 async def test_jedi_on_pygls2_binary_frames_are_refused(tmp_path: Path) -> None:
