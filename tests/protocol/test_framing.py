@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adecore_lsp.errors import FramingError
+from adecore_lsp.errors import ErrorCodes, FramingError
 from adecore_lsp.protocol import framing
 from adecore_lsp.protocol.framing import ContentLengthDecoder, encode_message
 
@@ -128,6 +128,10 @@ class FloatCode(float, enum.Enum):
     MISSING = math.nan
 
 
+class Name(str):
+    """A str subclass, which orjson writes as a string."""
+
+
 class Items(list[Any]):
     """A list subclass, which orjson writes as a list."""
 
@@ -158,21 +162,70 @@ def test_encode_refuses_circular_messages_with_value_error() -> None:
     assert not isinstance(caught.value, TypeError)
 
 
-def test_encode_looks_for_nan_only_when_the_body_holds_null(
+LONG_TEXT = "x = None  # null\n" * 1000
+MANY_VALUES = [{"uri": f"file:///f{i}.py", "type": 2, "v": None} for i in range(200)]
+
+
+def test_encode_walks_a_short_message_only_when_its_body_holds_null(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Without a 'null' in the JSON no NaN can hide, so the message is not walked at all."""
-    walked: list[object] = []
+    """A short body without 'null' cannot hide a NaN, so the message is not walked at all."""
+    walks: list[tuple[object, int]] = []
+    real_walk = framing._has_non_finite
 
-    def spy(value: object) -> bool:
-        walked.append(value)
-        return False
+    def spy(container: Any, budget: int) -> bool | None:
+        walks.append((container, budget))
+        return real_walk(container, budget)
 
     monkeypatch.setattr(framing, "_has_non_finite", spy)
     encode_message({"a": [1.5, 2], "b": "x"})
-    assert walked == []
+    assert walks == []
     encode_message({"a": None})
-    assert walked == [{"a": None}]
+    assert walks == [({"a": None}, framing._UNLIMITED)]
+
+
+def test_encode_settles_a_long_text_message_with_one_short_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long body of few values is walked within the budget, its bytes never searched."""
+    walks: list[int] = []
+    real_walk = framing._has_non_finite
+
+    def spy(container: Any, budget: int) -> bool | None:
+        walks.append(budget)
+        return real_walk(container, budget)
+
+    monkeypatch.setattr(framing, "_has_non_finite", spy)
+    # The text says "null" many times, so a search of the bytes would have found one.
+    encode_message({"method": "didOpen", "params": {"text": LONG_TEXT, "version": 1}})
+    assert walks == [framing._WALK_BUDGET]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"params": {"text": LONG_TEXT, "n": -math.inf}},
+        {"params": {"changes": [*MANY_VALUES, {"x": math.nan}]}},
+        {"params": {"changes": [{"x": math.nan}, *MANY_VALUES]}},
+        {"params": {"changes": MANY_VALUES, "deep": nested(60, math.inf)}},
+    ],
+    ids=["long-text", "many-values-nan-last", "many-values-nan-first", "many-values-deep"],
+)
+def test_encode_finds_non_finite_floats_in_long_messages(message: dict[str, Any]) -> None:
+    """Long bodies, settled by the short walk or by the search, still refuse NaN."""
+    with pytest.raises(ValueError, match="JSON has no NaN or Infinity"):
+        encode_message(message)
+
+
+def test_encode_passes_nulls_beside_finite_floats_and_other_values() -> None:
+    """Nulls, ordinary floats, enums and str subclasses are not mistaken for NaN."""
+    for message in (
+        {"params": {"text": LONG_TEXT, "f": 0.5, "n": None}},
+        {"params": {"changes": [*MANY_VALUES, 1e308, -0.0]}},
+        {"params": {"changes": [{"uri": f"file:///f{i}.py", "type": 2} for i in range(300)]}},
+        {"error": {"code": ErrorCodes.RequestCancelled, "data": None}, "id": Name("s1")},
+    ):
+        assert ContentLengthDecoder().feed(encode_message(message)) == [message]
 
 
 @pytest.mark.parametrize(
@@ -421,6 +474,22 @@ def test_a_bad_large_body_fails_and_leaves_the_gc_as_it_was() -> None:
         assert gc.isenabled()
 
 
+def gc_uses_third_threshold() -> bool:
+    """Whether this interpreter's GC keeps the third threshold (3.14's incremental one does not)."""
+    before = gc.get_threshold()
+    gc.set_threshold(before[0], before[1], before[2] + 1)
+    try:
+        return gc.get_threshold()[2] == before[2] + 1
+    finally:
+        gc.set_threshold(*before)
+
+
+needs_third_threshold = pytest.mark.skipif(
+    not gc_uses_third_threshold(), reason="this GC has no threshold for full collections"
+)
+
+
+@needs_third_threshold
 @pytest.mark.parametrize("gc_enabled", [True, False])
 def test_large_bodies_postpone_full_collections_only_while_parsed(
     monkeypatch: pytest.MonkeyPatch, gc_enabled: bool
@@ -448,6 +517,30 @@ def test_large_bodies_postpone_full_collections_only_while_parsed(
     assert after == before
     raised = [threshold[2] > before[2] for threshold in seen]
     assert raised == ([False, True, False] * 2 if gc_enabled else [False] * 6)
+
+
+@needs_third_threshold
+def test_overlapping_large_parses_restore_the_gc_threshold_once_all_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A parse that starts while another runs (another thread) cannot undo its pause early."""
+    before = gc.get_threshold()
+    large = orjson.dumps({"a": "x" * (1024 * 1024 + 1)})
+    during: list[int] = []
+    real_loads = framing._loads
+
+    def overlapping(body: bytes) -> Any:
+        if not during:
+            during.append(gc.get_threshold()[2])
+            # A second parse starts and ends inside the first one.
+            assert framing._load_large(large) == {"a": "x" * (1024 * 1024 + 1)}
+            during.append(gc.get_threshold()[2])
+        return real_loads(body)
+
+    monkeypatch.setattr(framing, "_loads", overlapping)
+    assert len(decode(frame(large))) == 1
+    assert during == [framing._NO_FULL_COLLECTION, framing._NO_FULL_COLLECTION]
+    assert gc.get_threshold() == before
 
 
 # --- chunking ---------------------------------------------------------------------------
@@ -592,8 +685,17 @@ def test_an_exception_from_on_message_propagates_and_fails_the_decoder() -> None
     with pytest.raises(RuntimeError, match="listener bug"):
         decoder.feed(encode_message(MESSAGE) * 2)
     assert decoder.failed
-    with pytest.raises(FramingError, match="on_message raised"):
+    with pytest.raises(FramingError, match="stopped on RuntimeError"):
         decoder.feed(encode_message(MESSAGE))
+
+
+def test_a_chunk_that_is_not_bytes_raises_type_error_and_changes_nothing() -> None:
+    """Feeding text is a programming error: a TypeError, and the decoder is not failed."""
+    decoder = ContentLengthDecoder()
+    with pytest.raises(TypeError):
+        decoder.feed("Content-Length: 2\r\n\r\n{}")  # type: ignore[arg-type]
+    assert not decoder.failed
+    assert decoder.feed(frame(b"{}")) == [{}]
 
 
 # --- linear time ------------------------------------------------------------------------

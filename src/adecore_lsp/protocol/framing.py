@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import re
+import threading
 from collections.abc import Callable
 from math import isfinite
 from typing import Any, TypeAlias
@@ -32,8 +33,11 @@ _SEARCH_SPAN = _MAX_HEADER_BYTES + len(_TERMINATOR)
 _GC_PAUSE_BYTES = 1024 * 1024
 """Bodies larger than this are parsed with full GC collections postponed (``_load_large``)."""
 _NO_FULL_COLLECTION = 1 << 30
-_NULL_SEARCH_BYTES = 512
-"""Bodies up to this size are searched for "null" before the NaN walk (``encode_message``)."""
+_NULL_SEARCH_BYTES = 4096
+"""Bodies up to this size are searched for "null" before any NaN walk (``_hides_non_finite``)."""
+_WALK_BUDGET = 16
+"""How many values a longer body's NaN walk looks at before searching the bytes instead."""
+_UNLIMITED = 1 << 62
 _QUOTE_BYTES = 80
 _MAX_LENGTH_DIGITS = 15
 """More significant digits than this is far beyond any sane size cap (and ``int()``'s limit)."""
@@ -50,9 +54,8 @@ _USUAL_HEAD = re.compile(rb"Content-Length: ([0-9]{1,%d})\r\n\r\n" % _MAX_LENGTH
 _HEADER_LINE = re.compile(rb"([!#$%&'*+\-.^_`|~0-9A-Za-z]+)[ \t]*:([\t\x20-\x7e]*)")
 _CHARSET = re.compile(rb";[ \t]*charset[ \t]*=[ \t]*(\"[^\"]*\"|[^; \t]*)", re.IGNORECASE)
 _UTF8_NAMES = frozenset((b"utf-8", b"utf8"))
-
-
 _BAD = 255
+"""The automaton's state for bytes that cannot continue a header block."""
 
 
 def _header_automaton() -> bytes:
@@ -108,11 +111,12 @@ def encode_message(message: JSONObject) -> bytes:
         body = _dumps(message)
     except TypeError as exc:  # orjson.JSONEncodeError is a TypeError
         raise _encode_error(exc) from exc
-    # orjson writes NaN and infinities as null, so look for them in the message. The walk
-    # costs per container and leaf, not per byte: for a short body, a search for "null" is
-    # cheaper and usually spares the walk; a long body is mostly long strings (document
-    # text), which the walk passes over in one step each, while a search would read them.
-    if (len(body) > _NULL_SEARCH_BYTES or b"null" in body) and _has_non_finite(message):
+    # orjson writes NaN and infinities as null. A short body without "null" (the usual
+    # message) is settled by one search, inline; the rest is up to _hides_non_finite.
+    # find() rather than "in": "in" on bytes first tries the needle as an int, and fails.
+    if (len(body) > _NULL_SEARCH_BYTES or body.find(b"null") >= 0) and _hides_non_finite(
+        message, body
+    ):
         path, value = _find_non_finite(message, "$")
         raise ValueError(
             f"cannot encode the message: {path} is {value!r}, and JSON has no NaN or Infinity"
@@ -133,13 +137,36 @@ def _encode_error(exc: TypeError) -> TypeError | ValueError:
     return TypeError(f"cannot encode the message as JSON: {reason}")
 
 
-def _has_non_finite(container: _Container) -> bool:
-    """Whether a NaN or infinite float lies anywhere in nested dicts, lists and tuples."""
+def _hides_non_finite(message: JSONObject, body: bytes) -> bool:
+    """Whether orjson wrote a NaN or an infinity of ``message`` as a null in ``body``.
+
+    Either check costs something: a search for "null" reads every byte, a walk visits every
+    value. A short body has been searched already, and holds a null, so it is walked. A
+    long body is usually a few containers around long strings (document text), so a short
+    walk settles it; if the walk meets too many values, searching is cheaper after all.
+    """
+    if len(body) > _NULL_SEARCH_BYTES:
+        found = _has_non_finite(message, _WALK_BUDGET)
+        if found is not None:
+            return found
+        if body.find(b"null") < 0:
+            return False
+    return _has_non_finite(message, _UNLIMITED) is True
+
+
+def _has_non_finite(container: _Container, budget: int) -> bool | None:
+    """Whether a NaN or infinite float lies anywhere in nested dicts, lists and tuples.
+
+    Returns ``None`` once more than ``budget`` values have been looked at.
+    """
     stack = [container]
     pop = stack.pop
     push = stack.append
     while stack:
         item = pop()
+        budget -= len(item)
+        if budget < 0:
+            return None
         for value in item.values() if isinstance(item, dict) else item:
             kind = type(value)
             # Strings, numbers and nulls are nearly every leaf: dismiss them first.
@@ -164,7 +191,7 @@ def _find_non_finite(container: _Container, path: str) -> tuple[str, float]:
     for item_path, item in items:  # pragma: no branch - the caller knows one is there
         if isinstance(item, float) and not isfinite(item):
             return item_path, item
-        if isinstance(item, (dict, list, tuple)) and _has_non_finite(item):
+        if isinstance(item, (dict, list, tuple)) and _has_non_finite(item, _UNLIMITED):
             return _find_non_finite(item, item_path)
     raise AssertionError(f"no non-finite float below {path}")  # pragma: no cover
 
@@ -178,7 +205,13 @@ class ContentLengthDecoder:
 
     Header names are matched without regard to case, blanks around the colon are allowed,
     headers other than ``Content-Length`` and ``Content-Type`` are ignored, and a
-    ``Content-Type`` may only name the charset ``utf-8`` (or ``utf8``).
+    ``Content-Type`` may only name the charset ``utf-8`` (or ``utf8``). Bytes that cannot
+    begin a header, such as a log line, fail as soon as they arrive rather than when (or
+    if) a blank line follows.
+
+    For transports: :attr:`in_frame` and :attr:`buffered` tell whether a stream that ends
+    now ends inside a frame, and :attr:`failed` and :attr:`error` whether the decoder has
+    given up.
 
     Args:
         max_message_bytes: the largest body accepted. A larger ``Content-Length`` fails as
@@ -187,7 +220,7 @@ class ContentLengthDecoder:
             :meth:`feed` returns an empty list. This spares building a list per chunk, and
             hands on the messages that precede a bad frame in the same chunk. If it raises,
             the exception propagates and the decoder fails, since the rest of that chunk is
-            lost.
+            lost. It must not call :meth:`feed` itself.
     """
 
     __slots__ = (
@@ -270,16 +303,17 @@ class ContentLengthDecoder:
         messages: list[JSONObject] = []
         if not chunk:
             return messages
+        if type(chunk) is not bytes:
+            # A copy: the caller may reuse its buffer, and bytes is what the parse needs.
+            chunk = bytes(chunk)
         try:
-            self._feed(
-                chunk if type(chunk) is bytes else bytes(chunk),
-                self._on_message or messages.append,
-            )
+            self._feed(chunk, self._on_message or messages.append)
         except FramingError as exc:
             self._fail(exc)
             raise
         except BaseException as exc:
-            self._fail(FramingError(f"on_message raised {exc!r}; the rest of the chunk is lost"))
+            # Raised by on_message (or out of memory): the rest of the chunk is lost.
+            self._fail(FramingError(f"decoding stopped on {exc!r}; the rest of the chunk is lost"))
             raise
         return messages
 
@@ -496,12 +530,40 @@ def _load_large(body: bytes | bytearray) -> JSONObject:
     """
     if not gc.isenabled():
         return _load(body)
-    young, middle, old = gc.get_threshold()
-    gc.set_threshold(young, middle, _NO_FULL_COLLECTION)
-    try:
+    with _FULL_COLLECTIONS_POSTPONED:
         return _load(body)
-    finally:
-        gc.set_threshold(young, middle, old)
+
+
+class _PostponeFullCollections:
+    """Raises the GC's oldest threshold while at least one large body is being parsed.
+
+    Parses in several threads may overlap: the first to start saves the threshold and the
+    last to finish restores it, so an interleaving cannot leave it raised for good.
+    """
+
+    __slots__ = ("_active", "_lock", "_saved")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._active = 0
+        self._saved = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if not self._active:
+                young, middle, self._saved = gc.get_threshold()
+                gc.set_threshold(young, middle, _NO_FULL_COLLECTION)
+            self._active += 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._lock:
+            self._active -= 1
+            if not self._active:
+                young, middle, _ = gc.get_threshold()
+                gc.set_threshold(young, middle, self._saved)
+
+
+_FULL_COLLECTIONS_POSTPONED = _PostponeFullCollections()
 
 
 def _not_a_header(quoted: bytes | bytearray) -> FramingError:

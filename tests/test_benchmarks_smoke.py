@@ -1,0 +1,23 @@
+"""The benchmark scripts still run: each one, in its quick mode, exits 0."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def test_bench_framing_quick_run_exits_cleanly() -> None:
+    """`bench_framing.py --quick` decodes both workloads, prints its table and exits 0."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_framing.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "(a) 2000 notifications" in done.stdout
+    assert "(b) one response" in done.stdout
