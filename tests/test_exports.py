@@ -30,6 +30,8 @@ CONTRACT = {
     "LspSession",
     "LspSessionOptions",
     "SessionState",
+    # Documents
+    "TextDocument",
     # Errors
     "LspError",
     "ErrorCodes",

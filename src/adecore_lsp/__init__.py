@@ -14,6 +14,7 @@ from .errors import (
     TransportClosedError,
 )
 from .options import LspSessionOptions, SessionState
+from .protocol.documents import TextDocument
 from .protocol.framing import ContentLengthDecoder, encode_message
 from .session import LspSession
 from .transports.base import ByteStream, LspTransport
@@ -42,6 +43,8 @@ __all__ = (
     "LspSession",
     "LspSessionOptions",
     "SessionState",
+    # documents
+    "TextDocument",
     # errors
     "ErrorCodes",
     "FramingError",

@@ -20,7 +20,7 @@ from urllib.request import url2pathname
 from ._emitter import Emitter, log_listener_error
 from ._server_requests import BUILTIN_HANDLERS, BuiltinContext
 from ._version import __version__
-from .errors import ErrorCodes, LspError, TransportClosedError
+from .errors import ErrorCodes, LspError, StaleResultError, TransportClosedError
 from .options import (
     ApplyEditHandler,
     ConfigurationHandler,
@@ -30,6 +30,8 @@ from .options import (
 )
 from .protocol.capabilities import CapabilityRegistry, DocumentInfo
 from .protocol.client_capabilities import POSITION_ENCODINGS, build_client_capabilities
+from .protocol.document_sync import DocumentSync
+from .protocol.documents import TextDocument
 from .protocol.rpc import (
     InvalidMessage,
     Notification,
@@ -135,6 +137,7 @@ class LspSession:
         self._refresh_handle: asyncio.TimerHandle | None = None
 
         self._registry = CapabilityRegistry(on_error=self._report)
+        self._sync = DocumentSync(self._registry, self._write_notification)
         self._builtin_context = BuiltinContext(
             options=options,
             registry=self._registry,
@@ -273,17 +276,47 @@ class LspSession:
         """Send a request and return its result.
 
         Raises :class:`LspError` with the server's error, ``RequestCancelled`` when the
-        deadline (``timeout``, else the session's) passes, and ``ServerNotInitialized``
-        before the session is ready. Cancelling the awaiting task sends ``$/cancelRequest``
-        and re-raises ``asyncio.CancelledError``.
+        deadline (``timeout``, else the session's) passes, ``ServerNotInitialized`` before
+        the session is ready, and :class:`StaleResultError` when ``params`` name an open
+        document (``textDocument.uri``) that changed or closed before the result came.
+        Cancelling the awaiting task sends ``$/cancelRequest`` and re-raises
+        ``asyncio.CancelledError``.
         """
         if self._state is not SessionState.READY:
             raise self._unusable_error()
-        return await self._call(
-            method, params, self.options.timeout if timeout is _DEFAULT else timeout
-        )
+        if timeout is _DEFAULT:
+            timeout = self.options.timeout
+        # An answer about an open document must be about the text it still has.
+        snapshot = self._sync.snapshot(params) if self._sync.store else None
+        # _call, inlined: one coroutine less per request on the hot path.
+        future, request_id = self._start_request(method, params, timeout)
+        try:
+            result = await future
+        except asyncio.CancelledError:
+            self._abandon(request_id)
+            raise
+        finally:
+            if timeout:
+                self._rpc.deadlines.remove(request_id, timeout)
+        if snapshot is not None and not self._sync.is_current(snapshot):
+            raise StaleResultError(snapshot[0])
+        return result
 
     async def _call(self, method: str, params: Any, timeout: float | None) -> Any:
+        future, request_id = self._start_request(method, params, timeout)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self._abandon(request_id)
+            raise
+        finally:
+            if timeout:
+                self._rpc.deadlines.remove(request_id, timeout)
+
+    def _start_request(
+        self, method: str, params: Any, timeout: float | None
+    ) -> tuple[asyncio.Future[Any], int]:
+        """Send a request and record its deadline; return its future and its id."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         rpc = self._rpc
@@ -296,25 +329,21 @@ class LspSession:
         except BaseException:
             rpc.forget(request_id)
             raise
-        deadlines = rpc.deadlines
         if timeout:
             # One timer serves every deadline: only a request due before it moves it.
+            deadlines = rpc.deadlines
             due = loop.time() + timeout
             if deadlines.add(request_id, method, timeout, due):
                 if deadlines.timer is not None:
                     deadlines.timer.cancel()
                 deadlines.timer = loop.call_at(due, self._check_deadlines)
                 deadlines.timer_due = due
-        try:
-            return await future
-        except asyncio.CancelledError:
-            # The awaiting task was cancelled: tell the server, unless it already answered.
-            if rpc.cancel(request_id) is not None:
-                self._send_cancel(request_id)
-            raise
-        finally:
-            if timeout:
-                deadlines.remove(request_id, timeout)
+        return future, request_id
+
+    def _abandon(self, request_id: int) -> None:
+        """The awaiting task was cancelled: tell the server, unless it already answered."""
+        if self._rpc.cancel(request_id) is not None:
+            self._send_cancel(request_id)
 
     def _check_deadlines(self) -> None:
         """The deadline timer: expire the requests now due, then set it for the next one."""
@@ -348,6 +377,9 @@ class LspSession:
         """Send a notification; raises ``ServerNotInitialized`` before the session is ready."""
         if self._state is not SessionState.READY:
             raise self._unusable_error()
+        self._write_notification(method, params)
+
+    def _write_notification(self, method: str, params: Any) -> None:
         try:
             self._transport.send(notification(method, params))
         except TransportClosedError as error:
@@ -368,6 +400,55 @@ class LspSession:
         """Fill in a workspace symbol's location (``workspaceSymbol/resolve``)."""
         return await self.request("workspaceSymbol/resolve", symbol)
 
+    # -- documents -----------------------------------------------------------------------
+
+    @property
+    def documents(self) -> Mapping[str, TextDocument]:
+        """The open documents by URI."""
+        return self._sync.store
+
+    def open_document(self, uri: str, language_id: str, text: str) -> TextDocument:
+        """Open a document: ``didOpen`` goes to the server when it asked for it.
+
+        Its positions use the negotiated encoding. Opening a URI that is open raises
+        ``ValueError``; a version continues from the last one the URI had in this session.
+        """
+        self._check_ready()
+        encoding = self._position_encoding or "utf-16"
+        return self._sync.open(uri, language_id, text, encoding)
+
+    def change_document(
+        self,
+        uri: str,
+        text: str | None = None,
+        *,
+        edits: Sequence[Mapping[str, Any]] | None = None,
+    ) -> TextDocument:
+        """Change an open document to ``text``, or by LSP content-change ``edits``.
+
+        Sends ``didChange`` in the kind the server asked for: the whole text, or for
+        incremental sync the smallest single edit (or the edits, each valid against the text
+        the one before left). The version goes up by one; a change that leaves the text as
+        it was sends nothing. Raises ``ValueError`` for a document that is not open.
+        """
+        self._check_ready()
+        return self._sync.change(uri, text, edits)
+
+    def save_document(self, uri: str) -> None:
+        """Send ``didSave`` (with the text if the server asked for it), when it is wanted."""
+        self._check_ready()
+        self._sync.save(uri)
+
+    def close_document(self, uri: str) -> None:
+        """Close a document: ``didClose`` when wanted, and an empty report to ``on_diagnostics``."""
+        self._check_ready()
+        self._sync.close(uri)
+        self._diagnostics_listeners.fire({"uri": uri, "diagnostics": []})
+
+    def _check_ready(self) -> None:
+        if self._state is not SessionState.READY:
+            raise self._unusable_error()
+
     # -- capabilities ------------------------------------------------------------------
 
     def supports(self, method: str, document: Document = None) -> bool:
@@ -387,7 +468,9 @@ class LspSession:
         if document is None:
             return None
         if isinstance(document, str):
-            return DocumentInfo(uri=document, language_id=None)
+            opened = self._sync.store.get(document)
+            language_id = None if opened is None else opened.language_id
+            return DocumentInfo(uri=document, language_id=language_id)
         uri = document.get("uri")
         if not isinstance(uri, str):
             raise TypeError("a document needs a 'uri' string")
@@ -420,7 +503,12 @@ class LspSession:
     # -- listening ---------------------------------------------------------------------
 
     def on_diagnostics(self, listener: Callable[[JSONObject], object]) -> Disposable:
-        """Hear ``textDocument/publishDiagnostics`` params."""
+        """Hear ``textDocument/publishDiagnostics`` params for the current text of open documents.
+
+        A report for another version is dropped, one without a version applies to the
+        current text, and closing a document delivers ``{uri, diagnostics: []}``. Reports
+        about documents that are not open reach ``on_notification`` listeners only.
+        """
         return self._diagnostics_listeners.add(listener)
 
     def on_progress(self, listener: Callable[[JSONObject], object]) -> Disposable:
@@ -499,7 +587,7 @@ class LspSession:
             self._server_cancelled(params)
         elif method == "$/progress":
             self._progress_listeners.fire(params)
-        elif method == "textDocument/publishDiagnostics":
+        elif method == "textDocument/publishDiagnostics" and self._sync.accepts_diagnostics(params):
             self._diagnostics_listeners.fire(params)
         emitter = self._notification_listeners.get(method)
         if emitter is not None:
@@ -621,6 +709,11 @@ class LspSession:
         if self._initialize_task is not None and not self._initialize_task.done():
             await asyncio.wait([self._initialize_task])
         if self._state is SessionState.READY:
+            for uri in list(self._sync.store):
+                try:
+                    self.close_document(uri)
+                except LspError:
+                    break  # the connection is gone: nothing more can be sent
             self._state = SessionState.CLOSING
             try:
                 await self._call("shutdown", None, self.options.shutdown_timeout)

@@ -23,12 +23,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def did_open(session: LspSession, path: Path) -> str:
-    uri = path.as_uri()
-    session.notify(
-        "textDocument/didOpen",
-        {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": SOURCE}},
-    )
-    return uri
+    return session.open_document(path.as_uri(), "python", SOURCE).uri
 
 
 async def test_pylsp_handshake_configuration_hover_cancel_and_exit(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ async def ready(server: FakeServer, make_session: SessionFactory) -> LspSession:
 
 async def test_notifications_arrive_in_wire_order(server: FakeServer, ready: LspSession) -> None:
     """Each listener hears its method's notifications in the order they were sent."""
+    ready.open_document("file:///a.py", "python", "x = 1\n")
     heard: list[tuple[str, Any]] = []
     ready.on_notification("window/logMessage", lambda params: heard.append(("log", params["n"])))
     ready.on_diagnostics(lambda params: heard.append(("diag", params["n"])))
@@ -28,7 +29,11 @@ async def test_notifications_arrive_in_wire_order(server: FakeServer, ready: Lsp
         "textDocument/publishDiagnostics", lambda params: heard.append(("any", params["n"]))
     )
     for n in range(20):
-        server.notify("window/logMessage" if n % 2 else "textDocument/publishDiagnostics", {"n": n})
+        if n % 2:
+            server.notify("window/logMessage", {"n": n})
+        else:
+            report = {"uri": "file:///a.py", "diagnostics": [], "n": n}
+            server.notify("textDocument/publishDiagnostics", report)
     server.on("sync", lambda params: None)
     await ready.request("sync")
     expected: list[tuple[str, Any]] = []

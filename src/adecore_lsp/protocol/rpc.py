@@ -276,16 +276,20 @@ class RpcState(Generic[W]):
     def take_result(self, message: JSONObject) -> W | None:
         """The fast path of :meth:`receive`, for the usual message: a result we wait for.
 
-        When ``message`` is a success response to a pending request (no method, an integer
-        id that is pending, a ``result`` and no ``error``), removes that request and returns
+        When ``message`` is a success response to a pending request (an integer id that is
+        pending, a ``result``, no ``error`` and no ``method``), removes that request and returns
         its waiter, as :meth:`receive` would in a :class:`Response` whose result is
         ``message["result"]``. Otherwise returns None and changes nothing: then call
         :meth:`receive`. It builds no event object, which is most of ``receive``'s cost.
         """
-        if "result" in message and "error" not in message and message.get("method") is None:
-            request_id = message.get("id")
-            if type(request_id) is int:
-                return self.pending.pop(request_id, None)
+        request_id = message.get("id")
+        if (
+            type(request_id) is int
+            and "result" in message
+            and "error" not in message
+            and "method" not in message
+        ):
+            return self.pending.pop(request_id, None)
         return None
 
     def receive(self, message: JSONObject) -> IncomingEvent:

@@ -121,7 +121,8 @@ class _PipeStream(_ByteStreamBase):
 
     def write(self, chunk: bytes) -> None:
         """Queue ``chunk`` for the server's stdin; a dead stdin ends the stream with an error."""
-        self._check_open()
+        if self._ended:
+            self._check_open()
         stdin = self._stdin
         # A failed write marks the pipe closing at once but reports the loss a turn later;
         # meanwhile the pipe transport would drop (and, after a few, log) more writes.
@@ -184,9 +185,14 @@ class _DirectStdout(asyncio.Protocol):
         self._stream = stream
 
     def data_received(self, data: bytes) -> None:
+        # _PipeStream._deliver, inlined: this runs for every chunk the server sends.
         stream = self._stream
-        if not stream._ended:  # after the end, stdout is drained and dropped
-            stream._deliver(data)
+        if stream._ended:
+            return  # after the end, stdout is drained and dropped
+        if stream._backlog is None:
+            stream._data.fire(data)
+        else:
+            stream._backlog.append(data)
 
     def eof_received(self) -> bool | None:
         return self._inner.eof_received()

@@ -53,8 +53,15 @@ class _StreamTransport(BaseTransport):
         # Subscribed last: a stream that has already ended reports it at once.
         self._subscriptions.append(stream.on_close(self._on_stream_close))
 
-    def _send(self, message: JSONObject) -> None:
+    def send(self, message: JSONObject) -> None:
+        # BaseTransport.send and _send in one call, as this runs for every message sent.
+        if self._closed:
+            super().send(message)  # raises TransportClosedError
+            return
         # encode_message raises before anything is written, so a bad message costs nothing.
+        self._stream.write(encode_message(message))
+
+    def _send(self, message: JSONObject) -> None:
         self._stream.write(encode_message(message))
 
     def _close_underlying(self) -> None:
@@ -75,8 +82,14 @@ class _StreamTransport(BaseTransport):
 
     def _on_message(self, message: JSONObject) -> None:
         # A listener may close the transport in the middle of a chunk: drop the rest.
-        if not self._closed:
-            self._receive(message)
+        if self._closed:
+            return
+        # BaseTransport._receive, inlined: this runs for every message.
+        listeners = self._message_listeners
+        if listeners:
+            listeners.fire(message)
+        else:
+            self._backlog.append(message)
 
     def _on_stream_close(self, reason: BaseException | None) -> None:
         if self._closed:

@@ -1,0 +1,131 @@
+"""Open documents as the server sees them: which notifications to send, which reports to keep.
+
+:class:`DocumentSync` joins the document store to the capability registry. It decides, per
+document, what the server asked for (no sync, the full text, or incremental edits; open and
+close; save with or without the text), hands each notification to a ``send`` callback, keeps
+the diagnostics that belong to the current text of an open document, and tells whether an
+answer was computed for a text that has moved on. Sans-IO: the session does the sending.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .capabilities import CapabilityRegistry, SyncOptions
+from .documents import (
+    DocumentStore,
+    TextDocument,
+    did_change_params,
+    did_close_params,
+    did_open_params,
+    did_save_params,
+)
+from .selectors import DocumentInfo
+
+__all__ = ["DocumentSync", "Snapshot"]
+
+Snapshot = tuple[str, int]
+"""A document's URI and the version a request was made against."""
+
+Send = Callable[[str, Any], None]
+
+
+class DocumentSync:
+    """The open documents of one session and the notifications that keep the server in step."""
+
+    __slots__ = ("_registry", "_send", "store")
+
+    def __init__(self, registry: CapabilityRegistry, send: Send) -> None:
+        self.store = DocumentStore()
+        self._registry = registry
+        self._send = send
+
+    def _sync(self, document: TextDocument) -> SyncOptions:
+        info = DocumentInfo(uri=document.uri, language_id=document.language_id)
+        return self._registry.text_document_sync(info)
+
+    def open(self, uri: str, language_id: str, text: str, encoding: str) -> TextDocument:
+        """Open a document and send ``didOpen`` when the server wants it."""
+        _check_str("uri", uri)
+        _check_str("language_id", language_id)
+        _check_str("text", text)
+        document = self.store.open(uri, language_id, text, encoding)
+        if self._sync(document).open_close:
+            self._send("textDocument/didOpen", did_open_params(document))
+        return document
+
+    def change(
+        self,
+        uri: str,
+        text: str | None = None,
+        edits: Sequence[Mapping[str, Any]] | None = None,
+    ) -> TextDocument:
+        """Change a document and send ``didChange`` in the sync kind the server asked for."""
+        document = self._open_document(uri)
+        kind = self._sync(document).change
+        document, changes = self.store.change(uri, text, edits=edits, sync_kind=kind)
+        if changes:
+            self._send("textDocument/didChange", did_change_params(document, changes))
+        return document
+
+    def save(self, uri: str) -> TextDocument:
+        """Send ``didSave`` (with the text when the server asked for it), if wanted."""
+        document = self._open_document(uri)
+        sync = self._sync(document)
+        if sync.save:
+            self._send("textDocument/didSave", did_save_params(document, sync.include_text))
+        return document
+
+    def close(self, uri: str) -> TextDocument:
+        """Close a document and send ``didClose`` when the server wants it."""
+        document = self._open_document(uri)
+        open_close = self._sync(document).open_close
+        self.store.close(uri)
+        if open_close:
+            self._send("textDocument/didClose", did_close_params(document))
+        return document
+
+    def _open_document(self, uri: str) -> TextDocument:
+        document = self.store.get(uri)
+        if document is None:
+            raise ValueError(f"the document {uri} is not open")
+        return document
+
+    def accepts_diagnostics(self, params: Any) -> bool:
+        """Whether a ``publishDiagnostics`` report is about the current text of an open document.
+
+        A report without a version applies to the current text; one for another version
+        (an older text, or a version the client never sent) is dropped.
+        """
+        if not isinstance(params, dict):
+            return False
+        uri = params.get("uri")
+        document = self.store.get(uri) if isinstance(uri, str) else None
+        if document is None:
+            return False
+        version = params.get("version")
+        return version is None or (type(version) is int and version == document.version)
+
+    def snapshot(self, params: Any) -> Snapshot | None:
+        """The open document a request's params are about, with its version, if any."""
+        if type(params) is not dict:
+            return None
+        text_document = params.get("textDocument")
+        if type(text_document) is not dict:
+            return None
+        uri = text_document.get("uri")
+        document = self.store.get(uri) if isinstance(uri, str) else None
+        if document is None:
+            return None
+        return uri, document.version  # type: ignore[return-value]
+
+    def is_current(self, snapshot: Snapshot) -> bool:
+        """Whether the document is still open at the version of ``snapshot``."""
+        document = self.store.get(snapshot[0])
+        return document is not None and document.version == snapshot[1]
+
+
+def _check_str(name: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
