@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
 ensure_venv servers
-exec "$VENV_PY" examples/server_capabilities.py "$@"
+exec "$VENV_PY" examples/check_project.py "$@"

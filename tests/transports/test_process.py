@@ -494,3 +494,16 @@ def test_a_long_stderr_line_is_split_without_breaking_characters() -> None:
     assert all(len(piece.encode()) <= 10 for piece in pieces)
     assert "\ufffd" not in "".join(pieces)
     assert "".join(pieces) == text + text
+
+
+async def test_a_relative_program_path_is_taken_from_here(tmp_path: Path) -> None:
+    """With cwd set, a relative program path still means relative to the current directory."""
+    here = Path.cwd()
+    program = Path(sys.executable)
+    try:
+        relative = os.path.relpath(program, here)
+    except ValueError:
+        pytest.skip("the interpreter is on another drive")
+    assert os.sep in relative
+    async with await spawn_server([relative, "-c", "print('x')"], cwd=tmp_path) as server:
+        assert await server.wait() == 0
