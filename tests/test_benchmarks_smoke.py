@@ -21,3 +21,28 @@ def test_bench_framing_quick_run_exits_cleanly() -> None:
     assert done.returncode == 0, done.stderr
     assert "(a) 2000 notifications" in done.stdout
     assert "(b) one response" in done.stdout
+
+
+def test_bench_documents_quick_run_exits_cleanly() -> None:
+    """`bench_documents.py --quick` types into a file, converts positions and exits 0."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_documents.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=200,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_bench_roundtrip_quick_run_exits_cleanly() -> None:
+    """`bench_roundtrip.py all --quick` runs every workload against the C echo server."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_roundtrip.py"), "all", "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "req/s" in done.stdout

@@ -287,7 +287,7 @@ class LspSession:
         if timeout is _DEFAULT:
             timeout = self.options.timeout
         # An answer about an open document must be about the text it still has.
-        snapshot = self._sync.snapshot(params) if self._sync.store else None
+        snapshot = self._sync.snapshot(params)
         # _call, inlined: one coroutine less per request on the hot path.
         future, request_id = self._start_request(method, params, timeout)
         try:
@@ -350,7 +350,10 @@ class LspSession:
         deadlines = self._rpc.deadlines
         loop = asyncio.get_running_loop()
         for request_id, method, timeout in deadlines.pop_due(loop.time()):
-            self._expire(request_id, method, timeout)
+            try:
+                self._expire(request_id, method, timeout)
+            except Exception as error:  # the other deadlines, and the timer, must go on
+                self._report(error)
         due = deadlines.next_due()
         if due is None:
             deadlines.timer = None
@@ -752,6 +755,11 @@ class LspSession:
         if self._refresh_handle is not None:
             self._refresh_handle.cancel()
             self._refresh_handle = None
+        deadlines = self._rpc.deadlines
+        if deadlines.timer is not None:
+            deadlines.timer.cancel()
+            deadlines.timer = None
+            deadlines.timer_due = float("inf")
         for subscription in self._subscriptions:
             subscription.dispose()
         if reason is not None and not ours:

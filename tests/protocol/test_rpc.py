@@ -5,6 +5,8 @@ from __future__ import annotations
 from adecore_lsp import ErrorCodes, LspError
 from adecore_lsp.protocol.rpc import (
     CANCELLED_IDS_KEPT,
+    DEADLINE_SLACK,
+    Deadlines,
     InvalidMessage,
     LateResponse,
     Notification,
@@ -152,3 +154,77 @@ def test_invalid_messages_are_sorted_with_their_id_when_usable() -> None:
     assert bad_id.id is None
     assert isinstance(rpc.receive({}), InvalidMessage)
     assert isinstance(rpc.receive({"id": True, "method": "x"}), InvalidMessage)
+
+
+def test_add_asks_for_the_timer_only_when_due_before_it() -> None:
+    """add() is True while no timer is set or the new due time is earlier than the timer's."""
+    deadlines = Deadlines()
+    assert deadlines.add(1, "a", 30.0, 130.0)
+    deadlines.timer_due = 130.0
+    assert not deadlines.add(2, "a", 30.0, 131.0)
+    assert deadlines.add(3, "b", 5.0, 106.0)
+
+
+def test_pop_due_returns_what_is_due_in_due_order_across_timeouts() -> None:
+    """pop_due() takes every request due by now (plus the slack), earliest first, and only those."""
+    deadlines = Deadlines()
+    deadlines.add(1, "a", 30.0, 130.0)
+    deadlines.add(2, "b", 5.0, 106.0)
+    deadlines.add(3, "a", 30.0, 131.0)
+    deadlines.add(4, "b", 5.0, 107.0)
+    assert deadlines.pop_due(130.0 - DEADLINE_SLACK / 2) == [
+        (2, "b", 5.0),
+        (4, "b", 5.0),
+        (1, "a", 30.0),
+    ]
+    assert deadlines.next_due() == 131.0
+    assert len(deadlines) == 1
+
+
+def test_removed_requests_never_fall_due_and_empty_tables_go() -> None:
+    """remove() forgets a request; emptied tables are dropped except the last one."""
+    deadlines = Deadlines()
+    deadlines.add(1, "a", 30.0, 130.0)
+    deadlines.add(2, "b", 5.0, 106.0)
+    deadlines.remove(2, 5.0)
+    deadlines.remove(99, 5.0)
+    deadlines.remove(1, 30.0)
+    assert len(deadlines._tables) == 1
+    assert deadlines.next_due() is None
+    assert deadlines.pop_due(1e9) == []
+
+
+def test_many_distinct_timeouts_leave_no_tables_behind() -> None:
+    """Requests each with their own timeout, all answered, leave at most one empty table."""
+    deadlines = Deadlines()
+    for n in range(1000):
+        deadlines.add(n, "a", 1.0 + n / 1000, 100.0 + n)
+    for n in range(1000):
+        deadlines.remove(n, 1.0 + n / 1000)
+    assert len(deadlines._tables) <= 1
+
+
+def test_take_result_takes_only_plain_results_for_pending_ids() -> None:
+    """take_result() pops a pending integer id with a result; all else is left to receive()."""
+    rpc: RpcState[str] = RpcState()
+    rpc.request("a", None, "w1")
+    rpc.request("b", None, "w2")
+    assert rpc.take_result({"jsonrpc": "2.0", "id": True, "result": 1}) is None
+    assert rpc.take_result({"jsonrpc": "2.0", "id": 1.0, "result": 1}) is None
+    assert rpc.take_result({"jsonrpc": "2.0", "id": "1", "result": 1}) is None
+    assert rpc.take_result({"id": 1, "result": 1, "error": {"code": 1, "message": "m"}}) is None
+    assert rpc.take_result({"id": 1, "result": 1, "method": "x"}) is None
+    assert rpc.take_result({"id": 1}) is None
+    assert rpc.pending == {1: "w1", 2: "w2"}
+    assert rpc.take_result({"jsonrpc": "2.0", "id": 1, "result": None}) == "w1"
+    assert rpc.take_result({"jsonrpc": "2.0", "id": 1, "result": None}) is None
+    assert rpc.receive({"id": 2, "result": 5}) == Response(2, "w2", 5)
+
+
+def test_drain_forgets_deadlines() -> None:
+    """drain() clears the deadlines with the pending table."""
+    rpc: RpcState[str] = RpcState()
+    rpc.request("a", None, "w1")
+    rpc.deadlines.add(1, "a", 30.0, 130.0)
+    assert rpc.drain() == ["w1"]
+    assert rpc.deadlines.pop_due(1e9) == []
