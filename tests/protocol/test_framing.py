@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adecore_lsp.errors import ErrorCodes, FramingError
-from adecore_lsp.protocol import framing
+from adecore_lsp.protocol import encoder, framing
 from adecore_lsp.protocol.framing import ContentLengthDecoder, encode_message
 
 MESSAGE = {"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": "hi"}}
@@ -171,17 +171,17 @@ def test_encode_walks_a_short_message_only_when_its_body_holds_null(
 ) -> None:
     """A short body without 'null' cannot hide a NaN, so the message is not walked at all."""
     walks: list[tuple[object, int]] = []
-    real_walk = framing._has_non_finite
+    real_walk = encoder._has_non_finite
 
     def spy(container: Any, budget: int) -> bool | None:
         walks.append((container, budget))
         return real_walk(container, budget)
 
-    monkeypatch.setattr(framing, "_has_non_finite", spy)
+    monkeypatch.setattr(encoder, "_has_non_finite", spy)
     encode_message({"a": [1.5, 2], "b": "x"})
     assert walks == []
     encode_message({"a": None})
-    assert walks == [({"a": None}, framing._UNLIMITED)]
+    assert walks == [({"a": None}, encoder._UNLIMITED)]
 
 
 def test_encode_settles_a_long_text_message_with_one_short_walk(
@@ -189,16 +189,16 @@ def test_encode_settles_a_long_text_message_with_one_short_walk(
 ) -> None:
     """A long body of few values is walked within the budget, its bytes never searched."""
     walks: list[int] = []
-    real_walk = framing._has_non_finite
+    real_walk = encoder._has_non_finite
 
     def spy(container: Any, budget: int) -> bool | None:
         walks.append(budget)
         return real_walk(container, budget)
 
-    monkeypatch.setattr(framing, "_has_non_finite", spy)
+    monkeypatch.setattr(encoder, "_has_non_finite", spy)
     # The text says "null" many times, so a search of the bytes would have found one.
     encode_message({"method": "didOpen", "params": {"text": LONG_TEXT, "version": 1}})
-    assert walks == [framing._WALK_BUDGET]
+    assert walks == [encoder._WALK_BUDGET]
 
 
 @pytest.mark.parametrize(
