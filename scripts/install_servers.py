@@ -5,16 +5,27 @@ the ones that need a place of their own, under ``build/servers/`` (ignored by gi
 
 - ``jedi-pygls1``: jedi-language-server 0.41.4 on pygls 1, the WebSocket server that sends
   text frames (the current pygls 2 generation sends binary frames).
+- ``npm``: the npm servers at exact versions, in one npm prefix (``node_modules/.bin``
+  holds their commands): typescript-language-server with TypeScript 5.9, TypeScript 7
+  (native) under the alias ``ts7``, yaml-language-server, bash-language-server and
+  vscode-langservers-extracted. Skipped, saying why, when ``npm`` is missing.
+- ``shellcheck`` from Debian (bash-language-server's diagnostics), when it is not on PATH,
+  ``apt-get`` is there and we are root. Skipped, saying why, otherwise.
 
-Each install is skipped when its marker file says it is already there. Run with the
-project's venv Python: ``.venv/bin/python scripts/install_servers.py``.
+Each install is skipped when its marker file says it is already there, so a second run
+takes well under a second. Timings are printed. Run with the project's venv Python:
+``.venv/bin/python scripts/install_servers.py``.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import time
 import venv
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,9 +51,10 @@ class PythonServerSet:
     def wanted(self) -> str:
         return "\n".join(self.requirements) + "\n"
 
-    def install(self) -> None:
+    def install(self) -> str:
+        """Install unless the marker matches; say what happened."""
         if self.marker.exists() and self.marker.read_text() == self.wanted():
-            return
+            return "already installed"
         print(f"installing {self.name}: {' '.join(self.requirements)}", flush=True)
         venv.create(self.folder, with_pip=True, clear=True)
         python = self.folder / "bin" / "python"
@@ -59,15 +71,118 @@ class PythonServerSet:
             check=True,
         )
         self.marker.write_text(self.wanted())
+        return "installed"
+
+
+@dataclass(frozen=True)
+class NpmServerSet:
+    """An npm prefix holding exactly pinned packages (``name@version`` or aliases)."""
+
+    name: str
+    packages: tuple[str, ...]
+
+    @property
+    def folder(self) -> Path:
+        return SERVERS / self.name
+
+    @property
+    def marker(self) -> Path:
+        return self.folder / ".installed"
+
+    def wanted(self) -> str:
+        return "\n".join(self.packages) + "\n"
+
+    def install(self) -> str:
+        """Install unless the marker matches; say what happened (or why not)."""
+        if self.marker.exists() and self.marker.read_text() == self.wanted():
+            return "already installed"
+        npm = shutil.which("npm")
+        if npm is None:
+            return "skipped: npm is not on PATH (the npm server tests will fail in CI)"
+        print(f"installing {self.name}: {' '.join(self.packages)}", flush=True)
+        if self.folder.exists():
+            shutil.rmtree(self.folder)  # a clean prefix: no leftovers of other versions
+        self.folder.mkdir(parents=True)
+        # A package.json of its own keeps npm from walking up to another project.
+        (self.folder / "package.json").write_text('{"private": true}\n')
+        subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(self.folder),
+                "--no-audit",
+                "--no-fund",
+                "--save-exact",
+                "--loglevel=error",
+                *self.packages,
+            ],
+            check=True,
+        )
+        self.marker.write_text(self.wanted())
+        return "installed"
 
 
 PYTHON_SETS = (PythonServerSet("jedi-pygls1", ("jedi-language-server==0.41.4", "websockets>=11")),)
 
+NPM_SETS = (
+    NpmServerSet(
+        "npm",
+        (
+            # 5.3.0 is the newest that runs on node 20 (6.x needs node >= 22.22).
+            "typescript-language-server@5.3.0",
+            # typescript-language-server needs tsserver.js, which TypeScript 7 no longer has.
+            "typescript@5.9.3",
+            # TypeScript 7 (native): tests run its platform package's binary directly.
+            "ts7@npm:typescript@7.0.2",
+            # 1.25.0 is the newest that runs on node 20 (2.x needs node >= 22.13).
+            "yaml-language-server@1.25.0",
+            "bash-language-server@5.8.1",
+            "vscode-langservers-extracted@4.10.0",
+        ),
+    ),
+)
+
+
+def install_shellcheck() -> str:
+    """``apt-get install shellcheck`` when it is missing and we may; never fails the script."""
+    if shutil.which("shellcheck"):
+        return "already on PATH"
+    apt = shutil.which("apt-get")
+    if apt is None:
+        return "skipped: no apt-get here (install shellcheck another way)"
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return "skipped: not root (run: sudo apt-get install -y shellcheck)"
+    install = ["install", "-y", "-q", "--no-install-recommends", "shellcheck"]
+    if _apt(apt, install) != 0:
+        # A fresh image has no package lists yet.
+        _apt(apt, ["update", "-q"])
+        if _apt(apt, install) != 0:
+            return "failed: apt-get install shellcheck did not succeed"
+    return "installed" if shutil.which("shellcheck") else "failed: shellcheck still not on PATH"
+
+
+def _apt(apt: str, arguments: list[str]) -> int:
+    environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    return subprocess.run([apt, *arguments], stdout=subprocess.DEVNULL, env=environment).returncode
+
+
+def timed(name: str, step: Callable[[], str]) -> None:
+    """Run one install step and print what happened and how long it took."""
+    start = time.perf_counter()
+    outcome = step()
+    print(f"{name}: {outcome} ({time.perf_counter() - start:.1f} s)", flush=True)
+
 
 def main() -> int:
+    start = time.perf_counter()
     SERVERS.mkdir(parents=True, exist_ok=True)
-    for server_set in PYTHON_SETS:
-        server_set.install()
+    for python_set in PYTHON_SETS:
+        timed(python_set.name, python_set.install)
+    for npm_set in NPM_SETS:
+        timed(npm_set.name, npm_set.install)
+    timed("shellcheck", install_shellcheck)
+    print(f"servers ready in {time.perf_counter() - start:.1f} s", flush=True)
     return 0
 
 

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from adecore_lsp import Disposable, LspTransport
 from adecore_lsp.transports.base import CloseListener, MessageListener
 
+if TYPE_CHECKING:
+    from tests.integration.scenario import ScenarioResult
+
 VENV_BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parents[2]
+NPM_PREFIX = ROOT / "build" / "servers" / "npm"
+"""Where ``scripts/install_servers.py`` installs the npm servers."""
+RESULTS_FILE = ROOT / "build" / "interop-results.json"
+"""The interop scenarios' results, merged by server name; read by ``scripts/compat_table.py``."""
 
 
 def find_server(name: str) -> str:
@@ -30,6 +40,53 @@ def find_server(name: str) -> str:
             pytest.fail(reason)
         pytest.skip(reason)
     return found
+
+
+def find_npm_server(relative: str) -> str:
+    """The path of a file under the npm prefix (``node_modules/.bin/yaml-language-server``).
+
+    Missing, it fails the test in CI and skips it elsewhere, as :func:`find_server` does.
+    """
+    found = NPM_PREFIX / relative
+    if not found.exists():
+        reason = f"{relative} is not installed (run scripts/install_servers.py)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return str(found)
+
+
+class InteropResults:
+    """Collects the interop scenarios' results and merges them into :data:`RESULTS_FILE`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.results: dict[str, dict[str, Any]] = {}
+
+    def record(self, result: ScenarioResult) -> None:
+        """Keep ``result``, replacing an earlier one of the same server."""
+        self.results[result.name] = result.to_json()
+
+    def write(self) -> None:
+        """Merge into the file: the servers that ran replace their rows, the others stay."""
+        if not self.results:
+            return
+        try:
+            merged: dict[str, Any] = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            merged = {}
+        merged.update(self.results)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(dict(sorted(merged.items())), indent=2, ensure_ascii=False)
+        self.path.write_text(text + "\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def interop_results() -> Iterator[InteropResults]:
+    """The session's result collector; written to ``build/interop-results.json`` at the end."""
+    results = InteropResults(RESULTS_FILE)
+    yield results
+    results.write()
 
 
 class RecordingTransport:
