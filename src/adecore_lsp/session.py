@@ -119,6 +119,7 @@ class LspSession:
         self._state = SessionState.NEW
         self._rpc: RpcState[asyncio.Future[Any]] = RpcState()
         self._close_reason: BaseException | None = None
+        self._closed_by_us = False
         self._initialize_task: asyncio.Task[JSONObject] | None = None
         self._shutdown_task: asyncio.Task[None] | None = None
         self._server_capabilities: JSONObject = {}
@@ -730,6 +731,7 @@ class LspSession:
         if self._state is SessionState.CLOSED:
             return
         self._close_reason = reason
+        self._closed_by_us = True
         self._transport.close()
         # The transport tells us through _on_transport_close; make sure even if it did not.
         self._on_transport_close(None)
@@ -737,8 +739,11 @@ class LspSession:
     def _on_transport_close(self, reason: BaseException | None) -> None:
         if self._state is SessionState.CLOSED:
             return
-        ours = self._state is SessionState.CLOSING or self._close_reason is not None
+        ours = self._closed_by_us or self._state is SessionState.CLOSING
         self._state = SessionState.CLOSED
+        if reason is None and not ours:
+            # The server hung up (it exited, or closed its end) without being asked to.
+            reason = TransportClosedError("the server closed the connection")
         if reason is not None:
             self._close_reason = reason
         cause = self._close_reason or TransportClosedError("the connection was closed")

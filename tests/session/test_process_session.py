@@ -32,6 +32,7 @@ async def test_a_crash_mid_request_rejects_every_pending_request_at_once() -> No
             assert result.code == ErrorCodes.InternalError
             assert result.__cause__ is not None
         assert session.state is SessionState.CLOSED
+        assert len(errors) == 1  # the unexpected hang-up, reported once
         assert await server.wait() == 3
         with pytest.raises(LspError):
             await session.request("x")
