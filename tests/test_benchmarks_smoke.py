@@ -46,3 +46,16 @@ def test_bench_roundtrip_quick_run_exits_cleanly() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "req/s" in done.stdout
+
+
+def test_bench_interop_quick_run_exits_cleanly() -> None:
+    """`bench_interop.py --quick` times spawn to ready for two real servers and exits 0."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_interop.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "target met" in done.stdout
