@@ -354,3 +354,15 @@ async def test_nothing_is_written_after_close(
     await asyncio.sleep(0.01)
     assert [m.get("method") for m in server.received[count:]] == ["shutdown", "exit"]
     assert cancelled_seen == [True]
+
+
+async def test_string_and_zero_ids_of_the_server_are_echoed(
+    server: FakeServer, ready: LspSession
+) -> None:
+    """Server request ids 0 (pyright) and "ts1" (TypeScript 7) come back exactly as sent."""
+    for request_id in (0, "ts1", "0"):
+        reply = await server.request(
+            "window/workDoneProgress/create", {"token": "t"}, request_id=request_id
+        )
+        assert reply == {"jsonrpc": "2.0", "id": request_id, "result": None}
+        assert type(reply["id"]) is type(request_id)
