@@ -11,13 +11,15 @@ into starting the process (``spawn cpu``: mostly the fork and exec) and the hand
 The server runs in its own process, so the client's CPU time is everything adecore-lsp
 (and the event loop under it, and the fork of the child) did; the rest of the wall time is
 waiting on the server. Target: the client's share under 5 ms for every server. Medians of
-``--runs`` runs (5 by default). Servers that are not installed are listed as missing.
+``--runs`` runs (5 by default), after one warm-up run per server. Servers that are not
+installed are listed as missing. The script reports; it does not fail on a missed target.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import platform
 import statistics
 import sys
@@ -104,6 +106,7 @@ async def main(names: list[str], runs: int) -> int:
             print(f"{name:<30} {'missing':>9}")
             continue
         walls, spawns, sessions = [], [], []
+        await spawn_to_ready(command)  # warm-up: first-use imports and caches, not counted
         for _ in range(runs):
             wall, spawn, handshake = await spawn_to_ready(command)
             walls.append(wall * 1000)
@@ -118,8 +121,10 @@ async def main(names: list[str], runs: int) -> int:
             f"{cpu_ms:>10.2f} {cpu_ms / wall_ms:>6.0%} {'<' + format(TARGET_MS, 'g') + ' ms':>8}"
         )
     met = worst < TARGET_MS
-    print(f"\nlargest client share: {worst:.2f} ms ({'target met' if met else 'TARGET MISSED'})")
-    return 0 if met else 1
+    print(f"\nlargest client share: {worst:.2f} ms ({'target met' if met else 'target missed'})")
+    if sys.flags.dev_mode or os.environ.get("PYTHONASYNCIODEBUG"):
+        print("(asyncio debug or dev mode is on: the figures are slower than real)")
+    return 0
 
 
 if __name__ == "__main__":

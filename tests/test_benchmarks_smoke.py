@@ -58,4 +58,4 @@ def test_bench_interop_quick_run_exits_cleanly() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "target met" in done.stdout
+    assert "largest client share" in done.stdout  # the figure itself is the benchmark's job
