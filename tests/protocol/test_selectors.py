@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adecore_lsp.protocol.selectors import (
+    CompiledGlob,
     DocumentInfo,
     GlobError,
     as_document,
@@ -24,6 +26,7 @@ from adecore_lsp.protocol.selectors import (
     selector_problems,
     uri_path,
 )
+from adecore_lsp.protocol.selectors import _Segment as _Segment  # for counting steps
 
 TS = DocumentInfo("file:///a/b.ts", "typescript")
 
@@ -331,9 +334,264 @@ def test_as_document_forms() -> None:
         as_document(5)  # type: ignore[arg-type]
 
 
-def test_regexes_are_anchored_by_fullmatch() -> None:
-    """The compiled regex of a glob matches only whole paths when used with fullmatch."""
-    regex = compile_glob("a*")
-    assert isinstance(regex, re.Pattern)
-    assert regex.fullmatch("abc")
-    assert not regex.fullmatch("xabc")
+def test_compiled_globs_match_whole_paths() -> None:
+    """A compiled glob matches only whole paths, reading `\\` in the path as a separator."""
+    compiled = compile_glob("a*/b")
+    assert isinstance(compiled, CompiledGlob)
+    assert compiled.matches("abc/b")
+    assert compiled.matches("abc\\b")
+    assert not compiled.matches("xabc/b")
+    assert not compiled.matches("abc/bc")
+
+
+@pytest.mark.parametrize(
+    ("glob", "path", "expected"),
+    [
+        # A glob with braces matches when one of its expansions does.
+        ("a/{**,b}", "a", True),
+        ("a/{**,b}", "a/x/y", True),
+        ("x/{**}/y", "x/y", True),
+        ("x/{**}/y", "x/p/q/y", True),
+        ("{a/,}**", "p/q", True),
+        ("{a/,}**", "a/p/q", True),
+        ("*{*,}/x", "p/q/x", True),
+        ("a{*,}b", "a/b", False),
+        # ignore_case reaches character classes too.
+        ("[A-C]", "b", True),
+        ("[!a]", "A", False),
+        ("[!a]", "B", True),
+    ],
+)
+def test_brace_expansion_and_case_rules(glob: str, path: str, expected: bool) -> None:
+    """Braces read as their expansions, and ignore_case folds classes as well as literals."""
+    assert glob_matches(glob, path, ignore_case=glob.startswith("[")) is expected
+
+
+# Inputs that took seconds to forever with backtracking regexes (a*b*... is polynomial in
+# the number of stars per segment, globstars multiplied that per segment).
+PATHOLOGICAL = [
+    ("**/" + "*a" * 6 + "*b", "/" + "a" * 60, False),
+    ("*a" * 10 + "*b", "a" * 60, False),
+    ("*a" * 10 + "*b*", "a" * 60, False),
+    ("*a" * 50 + "*b", "a" * 2000, False),
+    ("*a" * 50 + "*b*", "a" * 2000, False),
+    ("*[a]" * 30 + "*b*", "a" * 500, False),
+    ("*?" * 30 + "*b*", "a" * 500, False),
+    ("*" + "[a]" * 30 + "b*", "a" * 300, False),
+    ("**/" * 10 + "x", "/".join(["a"] * 30), False),
+    ("**/a/" * 10 + "b", "a/" * 60 + "c", False),
+    ("**/*a*a*a*b/" * 8 + "c", "/".join(["a" * 30] * 40), False),
+    ("{" * 32 + "*a" * 20 + "*b" + "}" * 32, "a" * 300, False),
+    ("{*a,*b}" * 9, "ab" * 100, True),
+]
+
+
+@pytest.mark.parametrize(("glob", "path", "expected"), PATHOLOGICAL)
+def test_pathological_globs_answer_quickly(glob: str, path: str, expected: bool) -> None:
+    """Globs that make backtracking matchers explode are answered well within 0.2 s."""
+    compile_glob(glob)  # reading is measured separately from matching, both bounded
+    started = time.perf_counter()
+    assert glob_matches(glob, path) is expected
+    assert time.perf_counter() - started < 0.2
+
+
+def test_globstar_matching_tries_each_segment_pair_at_most_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Segment-level matching makes at most (pattern segments) * (path segments) tries."""
+    calls = 0
+    original = _Segment.matches
+
+    def counting(self: _Segment, segment: str, folded: str) -> bool:
+        nonlocal calls
+        calls += 1
+        return original(self, segment, folded)
+
+    monkeypatch.setattr(_Segment, "matches", counting)
+    glob = "**/a/" * 10 + "b"  # 21 segments, 11 of them plain
+    path = "/".join(["a"] * 60 + ["c"])  # 61 segments
+    assert not glob_matches(glob, path)
+    assert 0 < calls <= 11 * 61
+
+
+@pytest.mark.parametrize(
+    ("glob", "reason"),
+    [
+        ("{" * 33 + "a" + "}" * 33, "nested more than 32 deep"),
+        ("{" * 500 + "a" + "}" * 500, "nested more than 32 deep"),
+        ("{" * 100_000, "longer than 4096 characters"),
+        ("{a,b}" * 11, "more than 1024 alternatives"),
+        ("{" + ",".join(str(n) for n in range(1025)) + "}", "more than 1024 alternatives"),
+        ("{{a,b}{a,b}{a,b}{a,b}{a,b},{a,b}{a,b}{a,b}{a,b}{a,b}x}" * 2, "more than 1024"),
+        ("{a,b}" * 10 + "x" * 40, "expand to more than 16384 characters"),
+    ],
+)
+def test_costly_braces_are_unreadable(glob: str, reason: str) -> None:
+    """Braces nested too deep or expanding too far raise GlobError saying which limit."""
+    with pytest.raises(GlobError) as caught:
+        compile_glob(glob)
+    assert reason in caught.value.reason
+    assert caught.value.glob == glob
+
+
+def test_braces_within_the_limits_are_readable() -> None:
+    """Braces at exactly the nesting and alternative limits still work."""
+    assert glob_matches("{" * 32 + "a" + "}" * 32, "a")
+    assert glob_matches("{a,b}" * 10, "ab" * 5)
+    assert not glob_matches("{a,b}" * 10, "ab" * 4 + "c")
+    assert glob_matches("{" + ",".join(str(n) for n in range(1024)) + "}", "1023")
+
+
+@given(st.text(alphabet="{},[]!^-*?/\\ab", max_size=40))
+def test_any_text_reads_as_a_glob_or_raises_glob_error(glob: str) -> None:
+    """Reading any text either gives a matcher or raises GlobError, never another error."""
+    try:
+        compiled = compile_glob(glob)
+    except GlobError:
+        return
+    compiled.matches("a/b\\{,}[]")
+
+
+# -- the matcher agrees with a plain regex translation where backtracking cannot hurt ---------
+
+# Bracket expressions the generated globs use, with their regex (never matching "/").
+_REFERENCE_CLASSES = {
+    "[ab]": "[ab]",
+    "[!a]": "[^/a]",
+    "[^b]": "[^/b]",
+    "[a-c]": "[a-c]",
+    "[]a]": "[\\]a]",
+}
+
+
+def _reference_regex(glob: str, ignore_case: bool) -> re.Pattern[str]:
+    """The regex of a brace-free glob, translated by the rule table the simple way."""
+    nodes: list[tuple[str, str]] = []
+    pos = 0
+    while pos < len(glob):
+        bracket = next((b for b in _REFERENCE_CLASSES if glob.startswith(b, pos)), None)
+        if bracket is not None:
+            nodes.append(("set", _REFERENCE_CLASSES[bracket]))
+            pos += len(bracket)
+            continue
+        run = len(glob[pos:]) - len(glob[pos:].lstrip("*"))
+        if run:
+            nodes.append(("star", "*" * run))
+            pos += run
+            continue
+        char = glob[pos]
+        nodes.append(
+            ("sep", "/") if char in "/\\" else ("one", "") if char == "?" else ("lit", char)
+        )
+        pos += 1
+
+    def globstar_at(i: int) -> bool:
+        before = i == 0 or nodes[i - 1][0] == "sep"
+        after = i == len(nodes) - 1 or nodes[i + 1][0] == "sep"
+        return nodes[i][0] == "star" and len(nodes[i][1]) >= 2 and before and after
+
+    out: list[str] = []
+    index = 0
+    while index < len(nodes):
+        kind, value = nodes[index]
+        if kind == "sep" and index + 2 == len(nodes) and globstar_at(index + 1):
+            out.append("(?:/.*)?")
+            index += 2
+        elif globstar_at(index) and index + 1 < len(nodes):
+            out.append("(?:[^/]*/)*")
+            index += 2
+        elif globstar_at(index):
+            out.append(".*")
+            index += 1
+        else:
+            simple = {"star": "[^/]*", "one": "[^/]", "sep": "/", "set": value}
+            out.append(simple.get(kind, re.escape(value)))
+            index += 1
+    return re.compile("".join(out), re.DOTALL | (re.IGNORECASE if ignore_case else 0))
+
+
+def _reference_expand(glob: str) -> list[str]:
+    """The brace-free globs a generated glob stands for, by plain recursive descent."""
+
+    def sequence(pos: int, nested: bool) -> tuple[list[str], int]:
+        results = [""]
+        while pos < len(glob) and not (nested and glob[pos] in ",}"):
+            if glob[pos] == "{":
+                options: list[str] = []
+                while glob[pos] != "}":  # pos is at "{" or ","
+                    alternative, pos = sequence(pos + 1, True)
+                    options += alternative
+                pos += 1
+            else:
+                bracket = next((b for b in _REFERENCE_CLASSES if glob.startswith(b, pos)), None)
+                options = [bracket or glob[pos]]
+                pos += len(options[0])
+            results = [done + more for done in results for more in options]
+        return results, pos
+
+    return sequence(0, False)[0]
+
+
+_ATOMS = st.sampled_from(["a", "b", "A", ".", "*", "**", "?", "/", *_REFERENCE_CLASSES])
+
+
+def _with_braces(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    alternative = st.lists(inner, max_size=3).map("".join)
+    return st.lists(alternative, min_size=1, max_size=3).map(
+        lambda alts: "{" + ",".join(alts) + "}"
+    )
+
+
+_GLOBS = st.lists(st.recursive(_ATOMS, _with_braces, max_leaves=6), max_size=5).map("".join)
+_PATHS = st.text(alphabet="abA./\\", max_size=10)
+
+
+def test_reference_expansion() -> None:
+    """The reference expander reads nested braces and keeps brackets whole."""
+    assert _reference_expand("x{a,{b,}c}[]a]") == ["xa[]a]", "xbc[]a]", "xc[]a]"]
+
+
+@st.composite
+def _glob_and_path(draw: st.DrawFn) -> tuple[str, str]:
+    """A glob, and a random path or one filled in from an expansion (so it often matches)."""
+    glob = draw(_GLOBS)
+    if draw(st.booleans()):
+        return glob, draw(_PATHS)
+    expansion = draw(st.sampled_from(_reference_expand(glob)))
+    path, pos = "", 0
+    while pos < len(expansion):
+        bracket = next((b for b in _REFERENCE_CLASSES if expansion.startswith(b, pos)), None)
+        if bracket or expansion[pos] == "?":
+            path += draw(st.sampled_from("abA]c"))
+            pos += len(bracket or "?")
+        elif expansion.startswith("**", pos):
+            path += draw(st.sampled_from(["", "a/b", "A", "/"]))
+            pos += 2
+        elif expansion[pos] == "*":
+            path += draw(st.sampled_from(["", "a", "bA", "."]))
+            pos += 1
+        else:
+            char = expansion[pos]
+            path += draw(st.sampled_from([char, char.swapcase(), "\\" if char == "/" else "a"]))
+            pos += 1
+    return glob, path
+
+
+@settings(max_examples=400)
+@given(glob_and_path=_glob_and_path(), ignore_case=st.booleans())
+def test_matcher_agrees_with_reference(glob_and_path: tuple[str, str], ignore_case: bool) -> None:
+    """On short globs and paths the matcher answers as the plain regex translation does."""
+    glob, path = glob_and_path
+    expected = any(
+        _reference_regex(expansion, ignore_case).fullmatch(path.replace("\\", "/"))
+        for expansion in _reference_expand(glob)
+    )
+    assert glob_matches(glob, path, ignore_case=ignore_case) is expected
+
+
+def test_a_glob_longer_than_the_limit_is_unreadable() -> None:
+    """A glob over 4096 characters is refused at once, so no match can cost more than that."""
+    at_limit = "a" * 4096
+    assert glob_matches(at_limit, at_limit)
+    with pytest.raises(GlobError, match="longer than 4096"):
+        compile_glob("[a]" * 2000)
