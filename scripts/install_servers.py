@@ -34,49 +34,11 @@ SERVERS = ROOT / "build" / "servers"
 
 
 @dataclass(frozen=True)
-class PythonServerSet:
-    """A venv of its own holding pinned PyPI packages."""
+class ServerSet:
+    """Pinned packages in a folder of their own under build/servers, with a marker file.
 
-    name: str
-    requirements: tuple[str, ...]
-
-    @property
-    def folder(self) -> Path:
-        return SERVERS / self.name
-
-    @property
-    def marker(self) -> Path:
-        return self.folder / ".installed"
-
-    def wanted(self) -> str:
-        return "\n".join(self.requirements) + "\n"
-
-    def install(self) -> str:
-        """Install unless the marker matches; say what happened."""
-        if self.marker.exists() and self.marker.read_text() == self.wanted():
-            return "already installed"
-        print(f"installing {self.name}: {' '.join(self.requirements)}", flush=True)
-        venv.create(self.folder, with_pip=True, clear=True)
-        python = self.folder / "bin" / "python"
-        subprocess.run(
-            [
-                str(python),
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                *self.requirements,
-            ],
-            check=True,
-        )
-        self.marker.write_text(self.wanted())
-        return "installed"
-
-
-@dataclass(frozen=True)
-class NpmServerSet:
-    """An npm prefix holding exactly pinned packages (``name@version`` or aliases)."""
+    The marker holds what was installed; an install whose marker matches is skipped.
+    """
 
     name: str
     packages: tuple[str, ...]
@@ -96,31 +58,51 @@ class NpmServerSet:
         """Install unless the marker matches; say what happened (or why not)."""
         if self.marker.exists() and self.marker.read_text() == self.wanted():
             return "already installed"
-        npm = shutil.which("npm")
-        if npm is None:
-            return "skipped: npm is not on PATH (the npm server tests will fail in CI)"
+        skipped = self.unavailable()
+        if skipped:
+            return skipped
         print(f"installing {self.name}: {' '.join(self.packages)}", flush=True)
         if self.folder.exists():
-            shutil.rmtree(self.folder)  # a clean prefix: no leftovers of other versions
+            shutil.rmtree(self.folder)  # a clean start: no leftovers of other versions
         self.folder.mkdir(parents=True)
-        # A package.json of its own keeps npm from walking up to another project.
-        (self.folder / "package.json").write_text('{"private": true}\n')
-        subprocess.run(
-            [
-                npm,
-                "install",
-                "--prefix",
-                str(self.folder),
-                "--no-audit",
-                "--no-fund",
-                "--save-exact",
-                "--loglevel=error",
-                *self.packages,
-            ],
-            check=True,
-        )
+        self.populate()
         self.marker.write_text(self.wanted())
         return "installed"
+
+    def unavailable(self) -> str:
+        """Why this set cannot be installed here, or "" when it can."""
+        return ""
+
+    def populate(self) -> None:
+        raise NotImplementedError
+
+
+class PythonServerSet(ServerSet):
+    """A venv of its own holding pinned PyPI packages."""
+
+    def populate(self) -> None:
+        venv.create(self.folder, with_pip=True)
+        python = self.folder / "bin" / "python"
+        quiet = ["--quiet", "--disable-pip-version-check"]
+        subprocess.run([str(python), "-m", "pip", "install", *quiet, *self.packages], check=True)
+
+
+class NpmServerSet(ServerSet):
+    """An npm prefix holding exactly pinned packages (``name@version`` or aliases)."""
+
+    def unavailable(self) -> str:
+        if shutil.which("npm") is None:
+            return "skipped: npm is not on PATH (the npm server tests will fail in CI)"
+        return ""
+
+    def populate(self) -> None:
+        # A package.json of its own keeps npm from walking up to another project.
+        (self.folder / "package.json").write_text('{"private": true}\n')
+        options = ["--no-audit", "--no-fund", "--save-exact", "--loglevel=error"]
+        npm = shutil.which("npm") or "npm"
+        subprocess.run(
+            [npm, "install", "--prefix", str(self.folder), *options, *self.packages], check=True
+        )
 
 
 PYTHON_SETS = (PythonServerSet("jedi-pygls1", ("jedi-language-server==0.41.4", "websockets>=11")),)
