@@ -124,6 +124,15 @@ class Emitter(Generic[T]):
         if result is not None and inspect.isawaitable(result):
             self._spawn(result)
 
+    def settle(self, result: object) -> None:
+        """Finish a call made outside :meth:`fire`: run ``result`` as a task if awaitable.
+
+        For hot paths that call the only listener themselves (a frame less per event) and
+        catch its exception into the error handler as :meth:`call` does.
+        """
+        if inspect.isawaitable(result):
+            self._spawn(result)
+
     def _spawn(self, awaitable: Any) -> None:
         if self._tasks is None:
             self._tasks = TaskSet(self._on_error)

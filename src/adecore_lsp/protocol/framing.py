@@ -196,8 +196,51 @@ class ContentLengthDecoder:
         if type(chunk) is not bytes:
             # A copy: the caller may reuse its buffer, and bytes is what the parse needs.
             chunk = bytes(chunk)
+        emit = self._on_message or messages.append
+        # The decoding itself is inline, not a method of its own: a call less per chunk.
         try:
-            self._feed(chunk, self._on_message or messages.append)
+            pos = 0
+            if self._body is not None:
+                pos = self._continue_body(chunk, emit)
+            elif self._head is not None:
+                pos = self._continue_head(chunk, emit)
+            if pos < 0:
+                return messages
+            # The hot loop: one match, one slice and one parse per frame, names bound locally.
+            size = len(chunk)
+            limit = self._max_message_bytes
+            loads = _loads
+            match = _USUAL_HEAD.match
+            find = chunk.find
+            while pos < size:
+                usual = match(chunk, pos)
+                if usual is not None:
+                    length = int(usual[1])
+                    start = usual.end()
+                else:
+                    end = find(_TERMINATOR, pos, pos + _SEARCH_SPAN)
+                    if end < 0:
+                        self._hold_head(chunk[pos:])
+                        return messages
+                    length = _parse_head(chunk[pos:end], chunk[pos : pos + _QUOTE_BYTES + 1], limit)
+                    start = end + 4
+                if length > limit:
+                    raise _too_large(length, limit)
+                stop = start + length
+                if stop > size:
+                    self._start_body(chunk, start, length)
+                    return messages
+                if length > _GC_PAUSE_BYTES:
+                    message = _load_large(chunk[start:stop])
+                else:
+                    try:
+                        message = loads(chunk[start:stop])
+                    except _JSONDecodeError as exc:
+                        raise _bad_body(chunk[start:stop], exc) from exc
+                    if type(message) is not dict:
+                        raise _not_object(chunk[start:stop], message)
+                emit(message)
+                pos = stop
         except FramingError as exc:
             self._fail(exc)
             raise
@@ -213,51 +256,6 @@ class ContentLengthDecoder:
         self._head = None
         self._body = None
         self._filled = 0
-
-    def _feed(self, chunk: bytes, emit: Callable[[JSONObject], object]) -> None:
-        """Decode ``chunk``: finish a held frame, then read whole frames, then hold the rest."""
-        pos = 0
-        if self._body is not None:
-            pos = self._continue_body(chunk, emit)
-        elif self._head is not None:
-            pos = self._continue_head(chunk, emit)
-        if pos < 0:
-            return
-        # The hot loop: one match, one slice and one parse per frame, names bound locally.
-        size = len(chunk)
-        limit = self._max_message_bytes
-        loads = _loads
-        match = _USUAL_HEAD.match
-        find = chunk.find
-        while pos < size:
-            usual = match(chunk, pos)
-            if usual is not None:
-                length = int(usual[1])
-                start = usual.end()
-            else:
-                end = find(_TERMINATOR, pos, pos + _SEARCH_SPAN)
-                if end < 0:
-                    self._hold_head(chunk[pos:])
-                    return
-                length = _parse_head(chunk[pos:end], chunk[pos : pos + _QUOTE_BYTES + 1], limit)
-                start = end + 4
-            if length > limit:
-                raise _too_large(length, limit)
-            stop = start + length
-            if stop > size:
-                self._start_body(chunk, start, length)
-                return
-            if length > _GC_PAUSE_BYTES:
-                message = _load_large(chunk[start:stop])
-            else:
-                try:
-                    message = loads(chunk[start:stop])
-                except _JSONDecodeError as exc:
-                    raise _bad_body(chunk[start:stop], exc) from exc
-                if type(message) is not dict:
-                    raise _not_object(chunk[start:stop], message)
-            emit(message)
-            pos = stop
 
     def _start_body(self, chunk: bytes, start: int, length: int) -> None:
         """Keep the first bytes of a body that ``chunk`` does not finish."""

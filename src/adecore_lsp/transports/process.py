@@ -189,10 +189,22 @@ class _DirectStdout(asyncio.Protocol):
         stream = self._stream
         if stream._ended:
             return  # after the end, stdout is drained and dropped
-        if stream._backlog is None:
-            stream._data.fire(data)
-        else:
+        if stream._backlog is not None:
             stream._backlog.append(data)
+            return
+        # Emitter.fire, inlined for its usual case of one listener (the transport).
+        emitter = stream._data
+        listeners = emitter._listeners
+        if len(listeners) != 1:
+            emitter.fire(data)
+            return
+        try:
+            result = listeners[0](data)
+        except Exception as error:
+            emitter._on_error(error)
+            return
+        if result is not None:
+            emitter.settle(result)
 
     def eof_received(self) -> bool | None:
         return self._inner.eof_received()

@@ -84,12 +84,23 @@ class _StreamTransport(BaseTransport):
         # A listener may close the transport in the middle of a chunk: drop the rest.
         if self._closed:
             return
-        # BaseTransport._receive, inlined: this runs for every message.
-        listeners = self._message_listeners
-        if listeners:
-            listeners.fire(message)
-        else:
-            self._backlog.append(message)
+        # BaseTransport._receive and Emitter.fire, inlined for one listener (the session):
+        # this runs for every message.
+        emitter = self._message_listeners
+        listeners = emitter._listeners
+        if len(listeners) != 1:
+            if listeners:
+                emitter.fire(message)
+            else:
+                self._backlog.append(message)
+            return
+        try:
+            result = listeners[0](message)
+        except Exception as error:
+            emitter._on_error(error)
+            return
+        if result is not None:
+            emitter.settle(result)
 
     def _on_stream_close(self, reason: BaseException | None) -> None:
         if self._closed:
