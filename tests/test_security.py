@@ -7,7 +7,6 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +21,9 @@ from adecore_lsp import (
     spawn_server,
 )
 from adecore_lsp.transports.websocket import connect_websocket
-from adecore_lsp.types import Disposable, JSONObject
+from adecore_lsp.types import JSONObject
 from tests.fake_server import FakeServer
+from tests.fake_stream import FakeStream
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE_DIR = ROOT / "src" / "adecore_lsp"
@@ -146,35 +146,8 @@ async def test_configuration_answers_only_carry_what_the_app_gave(
 # -- the size cap and the header bound, per transport --------------------------------------------
 
 
-class _FakeStream:
-    """A ByteStream the test feeds by hand."""
-
-    def __init__(self) -> None:
-        self.data_listeners: list[Callable[[bytes], object]] = []
-        self.close_listeners: list[Callable[[BaseException | None], object]] = []
-        self.closes = 0
-
-    def write(self, chunk: bytes) -> None:
-        pass
-
-    def on_data(self, listener: Callable[[bytes], object]) -> Disposable:
-        self.data_listeners.append(listener)
-        return Disposable(lambda: self.data_listeners.remove(listener))
-
-    def on_close(self, listener: Callable[[BaseException | None], object]) -> Disposable:
-        self.close_listeners.append(listener)
-        return Disposable(lambda: self.close_listeners.remove(listener))
-
-    def close(self) -> None:
-        self.closes += 1
-
-    def feed(self, chunk: bytes) -> None:
-        for listener in list(self.data_listeners):
-            listener(chunk)
-
-
-def _stream_transport(limit: int) -> tuple[_FakeStream, list[BaseException | None]]:
-    stream = _FakeStream()
+def _stream_transport(limit: int) -> tuple[FakeStream, list[BaseException | None]]:
+    stream = FakeStream()
     transport = create_stream_transport(stream, max_message_bytes=limit)
     reasons: list[BaseException | None] = []
     transport.on_close(reasons.append)
@@ -188,8 +161,8 @@ def test_stream_refuses_an_oversized_frame_on_its_header_alone() -> None:
     assert len(reasons) == 1
     assert isinstance(reasons[0], FramingError)
     assert "1099511627776" in str(reasons[0])
-    assert stream.closes == 1
-    assert stream.data_listeners == []  # nothing more is read, so nothing is buffered
+    assert stream.close_calls == 1
+    assert stream.listeners == 0  # nothing more is read, so nothing is buffered
 
 
 def test_stream_bounds_a_header_that_never_ends() -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -21,7 +20,8 @@ from hypothesis import strategies as st
 
 from adecore_lsp import FramingError, create_stream_transport
 from adecore_lsp.protocol.framing import ContentLengthDecoder, encode_message
-from adecore_lsp.types import Disposable, JSONObject
+from adecore_lsp.types import JSONObject
+from tests.fake_stream import FakeStream
 
 LIMIT = 4096  # a small cap, so that "huge" lengths are cheap to generate
 PER_EXAMPLE_SECONDS = 5.0  # far above the milliseconds an example takes: a hang, not noise
@@ -228,37 +228,6 @@ def test_valid_frames_before_a_bad_one_all_arrive(data: st.DataObject) -> None:
     assert heard == [orjson.loads(orjson.dumps(message)) for message in good]
 
 
-class _FakeStream:
-    """A ByteStream fed by hand that counts its closes."""
-
-    def __init__(self) -> None:
-        self.data_listeners: list[Callable[[bytes], object]] = []
-        self.close_listeners: list[Callable[[BaseException | None], object]] = []
-        self.closes = 0
-
-    def write(self, chunk: bytes) -> None:
-        pass
-
-    def on_data(self, listener: Callable[[bytes], object]) -> Disposable:
-        self.data_listeners.append(listener)
-        return Disposable(lambda: self.data_listeners.remove(listener))
-
-    def on_close(self, listener: Callable[[BaseException | None], object]) -> Disposable:
-        self.close_listeners.append(listener)
-        return Disposable(lambda: self.close_listeners.remove(listener))
-
-    def close(self) -> None:
-        self.closes += 1
-
-    def feed(self, chunk: bytes) -> None:
-        for listener in list(self.data_listeners):
-            listener(chunk)
-
-    def end(self) -> None:
-        for listener in list(self.close_listeners):
-            listener(None)
-
-
 @FUZZ
 @given(streams())
 def test_the_stream_transport_closes_once_with_the_decoders_verdict(
@@ -267,7 +236,7 @@ def test_the_stream_transport_closes_once_with_the_decoders_verdict(
     """Through create_stream_transport the same bytes give the same messages and one close."""
     data, cuts, _ = stream
     expected, failed, in_frame = run_decoder([data])
-    byte_stream = _FakeStream()
+    byte_stream = FakeStream()
     transport = create_stream_transport(byte_stream, max_message_bytes=LIMIT)
     heard: list[JSONObject] = []
     reasons: list[BaseException | None] = []
@@ -287,4 +256,4 @@ def test_the_stream_transport_closes_once_with_the_decoders_verdict(
     transport.close()
     transport.close()
     assert len(reasons) == 1
-    assert byte_stream.closes == 1
+    assert byte_stream.close_calls == 1

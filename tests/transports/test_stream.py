@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from adecore_lsp._emitter import Emitter
 from adecore_lsp.errors import FramingError, TransportClosedError, TransportError
 from adecore_lsp.protocol.framing import encode_message
 from adecore_lsp.transports.base import LspTransport
 from adecore_lsp.transports.stream import create_stream_transport
 from adecore_lsp.types import Disposable
+from tests.fake_stream import FakeStream
 
 MESSAGES: list[dict[str, Any]] = [
     {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"rootUri": None}},
@@ -24,38 +24,6 @@ MESSAGES: list[dict[str, Any]] = [
     {"jsonrpc": "2.0", "id": 1, "result": {"capabilities": {}}},
 ]
 WIRE = b"".join(encode_message(message) for message in MESSAGES)
-
-
-class FakeStream:
-    """A ByteStream whose peer is the test: it records writes and feeds data or an end."""
-
-    def __init__(self) -> None:
-        self.written: list[bytes] = []
-        self.close_calls = 0
-        self._data: Emitter[bytes] = Emitter()
-        self._close: Emitter[BaseException | None] = Emitter()
-
-    def write(self, chunk: bytes) -> None:
-        self.written.append(chunk)
-
-    def on_data(self, listener: Callable[[bytes], object]) -> Disposable:
-        return self._data.add(listener)
-
-    def on_close(self, listener: Callable[[BaseException | None], object]) -> Disposable:
-        return self._close.add(listener)
-
-    def close(self) -> None:
-        self.close_calls += 1
-
-    def feed(self, data: bytes) -> None:
-        self._data.fire(data)
-
-    def end(self, reason: BaseException | None = None) -> None:
-        self._close.fire(reason)
-
-    @property
-    def listeners(self) -> int:
-        return len(self._data) + len(self._close)
 
 
 class Recorder:
