@@ -124,6 +124,7 @@ class LspSession:
         self._rpc: RpcState[asyncio.Future[Any]] = RpcState()
         self._close_reason: BaseException | None = None
         self._closed_by_us = False
+        self._lifecycle_method: str | None = None
         self._initialize_task: asyncio.Task[JSONObject] | None = None
         self._shutdown_task: asyncio.Task[None] | None = None
         self._server_capabilities: JSONObject = {}
@@ -231,7 +232,7 @@ class LspSession:
     async def _handshake(self) -> JSONObject:
         params = self._initialize_params()
         try:
-            result = await self._call("initialize", params, self.options.timeout)
+            result = await self._lifecycle_call("initialize", params, self.options.timeout)
             if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
                 raise LspError(
                     ErrorCodes.InvalidRequest,
@@ -288,74 +289,15 @@ class LspSession:
         ``asyncio.CancelledError``.
         """
         if self._state is not _READY:
-            raise self._unusable_error()
+            # Only the handshake and the shutdown send their own request outside `ready`.
+            if method != self._lifecycle_method:
+                raise self._unusable_error()
+            self._lifecycle_method = None
         if timeout is _DEFAULT:
             timeout = self.options.timeout
-        # An answer about an open document must be about the text it still has. With no
-        # document open (the store's dict is empty) there is nothing to look up.
+        # An answer about an open document must be about the text it still has.
         sync = self._sync
-        snapshot = sync.snapshot(params) if sync.store._documents else None
-        # _call and _start_request, inlined: a coroutine and a call less per request.
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-        rpc = self._rpc
-        request_id, message = rpc.request(method, params, future)
-        try:
-            self._transport.send(message)
-        except TransportClosedError as error:
-            rpc.forget(request_id)
-            raise self._closed_error(error) from error
-        except BaseException:
-            rpc.forget(request_id)
-            raise
-        if timeout:
-            # One timer serves every deadline: only a request due before it moves it.
-            # Deadlines.add, inlined (a call less per request; the same table updates).
-            deadlines = rpc.deadlines
-            due = loop.time() + timeout
-            table = deadlines._tables.get(timeout)
-            if table is None:
-                table = deadlines._tables[timeout] = {}
-            table[request_id] = (due, method)
-            if due < deadlines.timer_due:
-                if deadlines.timer is not None:
-                    deadlines.timer.cancel()
-                deadlines.timer = loop.call_at(due, self._check_deadlines)
-                deadlines.timer_due = due
-        try:
-            result = await future
-        except asyncio.CancelledError:
-            self._abandon(request_id)
-            raise
-        finally:
-            if timeout:
-                # Deadlines.remove, inlined for the usual case: the request is in the table
-                # of its timeout, and that table stays (not empty, or the only one).
-                tables = rpc.deadlines._tables
-                table = tables.get(timeout)
-                if table is not None:
-                    table.pop(request_id, None)
-                    if not table and len(tables) > 1:
-                        del tables[timeout]
-        if snapshot is not None and not sync.is_current(snapshot):
-            raise StaleResultError(snapshot[0])
-        return result
-
-    async def _call(self, method: str, params: Any, timeout: float | None) -> Any:
-        future, request_id = self._start_request(method, params, timeout)
-        try:
-            return await future
-        except asyncio.CancelledError:
-            self._abandon(request_id)
-            raise
-        finally:
-            if timeout:
-                self._rpc.deadlines.remove(request_id, timeout)
-
-    def _start_request(
-        self, method: str, params: Any, timeout: float | None
-    ) -> tuple[asyncio.Future[Any], int]:
-        """Send a request and record its deadline; return its future and its id."""
+        snapshot = sync.snapshot(params)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         rpc = self._rpc
@@ -377,7 +319,22 @@ class LspSession:
                     deadlines.timer.cancel()
                 deadlines.timer = loop.call_at(due, self._check_deadlines)
                 deadlines.timer_due = due
-        return future, request_id
+        try:
+            result = await future
+        except asyncio.CancelledError:
+            self._abandon(request_id)
+            raise
+        finally:
+            if timeout:
+                rpc.deadlines.remove(request_id, timeout)
+        if snapshot is not None and not sync.is_current(snapshot):
+            raise StaleResultError(snapshot[0])
+        return result
+
+    async def _lifecycle_call(self, method: str, params: Any, timeout: float | None) -> Any:
+        """Send ``initialize`` or ``shutdown``, which go out while the session is not ready."""
+        self._lifecycle_method = method
+        return await self.request(method, params, timeout=timeout)
 
     def _abandon(self, request_id: int) -> None:
         """The awaiting task was cancelled: tell the server, unless it already answered."""
@@ -597,18 +554,7 @@ class LspSession:
     # -- incoming ----------------------------------------------------------------------
 
     def _on_message(self, message: JSONObject) -> None:
-        # RpcState.take_result, inlined (a call less per message): a success response to
-        # an integer id, with no error and no method, is a result we may be waiting for.
-        request_id = message.get("id")
-        if (
-            type(request_id) is int
-            and "result" in message
-            and "error" not in message
-            and "method" not in message
-        ):
-            future = self._rpc.pending.pop(request_id, None)
-        else:
-            future = None
+        future = self._rpc.take_result(message)
         if future is not None:
             # The usual message, a result we wait for, needs no event object.
             if not future.done():
@@ -769,7 +715,7 @@ class LspSession:
                     break  # the connection is gone: nothing more can be sent
             self._state = SessionState.CLOSING
             try:
-                await self._call("shutdown", None, self.options.shutdown_timeout)
+                await self._lifecycle_call("shutdown", None, self.options.shutdown_timeout)
             except LspError:
                 pass  # a server that does not answer, or answers wrongly, still gets exit
             self._send(notification("exit"))
