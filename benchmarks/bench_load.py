@@ -357,7 +357,7 @@ async def run_cancellations(seconds: float, invariants: Invariants) -> None:
         elapsed = loop.time() - began
         cpu = cpu_seconds_self() - cpu_start
         rows.append(snapshot(elapsed, issued, outcomes["cancelled"], rpc, cpu_start))
-        pending, deadlines = dict(rpc.pending), len(rpc.deadlines)
+        pending, deadlines = dict(rpc.pending), rpc.deadline_count
         stats = await session.request(STATS_METHOD)
         await session.shutdown()
         await server.aclose()

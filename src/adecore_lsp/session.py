@@ -3,7 +3,8 @@
 The session owns the lifecycle (handshake, shutdown), the request path (ids, deadlines,
 cancellation), the answers to the server's own requests, and the listeners. The JSON-RPC
 bookkeeping itself is sans-IO (:mod:`adecore_lsp.protocol.rpc`); this module adds the event
-loop: futures, deadlines and tasks.
+loop: futures, deadlines (on the monotonic clock, rung by :mod:`adecore_lsp._alarm`) and
+tasks.
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from math import inf
+from time import monotonic as _monotonic
 from types import TracebackType
 from typing import Any
 from urllib.parse import unquote, urlparse
 from urllib.request import url2pathname
 
+from ._alarm import Alarm
 from ._emitter import Emitter, log_listener_error
 from ._server_requests import BUILTIN_HANDLERS, BuiltinContext
 from ._version import __version__
@@ -125,6 +129,12 @@ class LspSession:
         self._close_reason: BaseException | None = None
         self._closed_by_us = False
         self._lifecycle_method: str | None = None
+        # The loop of the handshake, where every request of the session runs: set by the
+        # first request (initialize), as no request can come before it.
+        self._loop: asyncio.AbstractEventLoop
+        # Rings _check_deadlines when the earliest deadline comes (made on first use).
+        self._alarm: Alarm | None = None
+        self._alarm_due = inf
         self._initialize_task: asyncio.Task[JSONObject] | None = None
         self._shutdown_task: asyncio.Task[None] | None = None
         self._server_capabilities: JSONObject = {}
@@ -293,15 +303,20 @@ class LspSession:
             if method != self._lifecycle_method:
                 raise self._unusable_error()
             self._lifecycle_method = None
+            # The handshake's loop is the session's: kept, as asking costs a syscall each time.
+            self._loop = asyncio.get_running_loop()
         if timeout is _DEFAULT:
             timeout = self.options.timeout
         # An answer about an open document must be about the text it still has.
         sync = self._sync
         snapshot = sync.snapshot(params)
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[Any] = self._loop.create_future()
         rpc = self._rpc
-        request_id, message = rpc.request(method, params, future)
+        if timeout:
+            due = _monotonic() + timeout
+            request_id, message = rpc.request(method, params, future, timeout, due)
+        else:
+            request_id, message = rpc.request(method, params, future)
         try:
             self._transport.send(message)
         except TransportClosedError as error:
@@ -310,23 +325,14 @@ class LspSession:
         except BaseException:
             rpc.forget(request_id)
             raise
-        if timeout:
-            # One timer serves every deadline: only a request due before it moves it.
-            deadlines = rpc.deadlines
-            due = loop.time() + timeout
-            if deadlines.add(request_id, method, timeout, due):
-                if deadlines.timer is not None:
-                    deadlines.timer.cancel()
-                deadlines.timer = loop.call_at(due, self._check_deadlines)
-                deadlines.timer_due = due
+        # One alarm serves every deadline: only a request due before it moves it.
+        if timeout and due < self._alarm_due:
+            self._set_alarm(due)
         try:
             result = await future
         except asyncio.CancelledError:
             self._abandon(request_id)
             raise
-        finally:
-            if timeout:
-                rpc.deadlines.remove(request_id, timeout)
         if snapshot is not None and not sync.is_current(snapshot):
             raise StaleResultError(snapshot[0])
         return result
@@ -341,22 +347,24 @@ class LspSession:
         if self._rpc.cancel(request_id) is not None:
             self._send_cancel(request_id)
 
+    def _set_alarm(self, due: float) -> None:
+        """Have :meth:`_check_deadlines` run at ``due`` (on the monotonic clock)."""
+        if self._alarm is None:
+            self._alarm = Alarm(self._loop, self._check_deadlines)
+        self._alarm_due = due
+        self._alarm.set(due)
+
     def _check_deadlines(self) -> None:
-        """The deadline timer: expire the requests now due, then set it for the next one."""
-        deadlines = self._rpc.deadlines
-        loop = asyncio.get_running_loop()
-        for request_id, method, timeout in deadlines.pop_due(loop.time()):
+        """The alarm rang: expire the requests now due, then set it for the next one."""
+        self._alarm_due = inf
+        for request_id, method, timeout in self._rpc.pop_due(_monotonic()):
             try:
                 self._expire(request_id, method, timeout)
-            except Exception as error:  # the other deadlines, and the timer, must go on
+            except Exception as error:  # the other deadlines, and the alarm, must go on
                 self._report(error)
-        due = deadlines.next_due()
-        if due is None:
-            deadlines.timer = None
-            deadlines.timer_due = float("inf")
-        else:
-            deadlines.timer = loop.call_at(due, self._check_deadlines)
-            deadlines.timer_due = due
+        due = self._rpc.next_due()
+        if due is not None and self._state is not SessionState.CLOSED:
+            self._set_alarm(due)
 
     def _expire(self, request_id: int, method: str, timeout: float) -> None:
         future = self._rpc.cancel(request_id)
@@ -755,11 +763,10 @@ class LspSession:
         if self._refresh_handle is not None:
             self._refresh_handle.cancel()
             self._refresh_handle = None
-        deadlines = self._rpc.deadlines
-        if deadlines.timer is not None:
-            deadlines.timer.cancel()
-            deadlines.timer = None
-            deadlines.timer_due = float("inf")
+        if self._alarm is not None:
+            self._alarm.close()
+            self._alarm = None
+        self._alarm_due = inf
         for subscription in self._subscriptions:
             subscription.dispose()
         if reason is not None and not ours:

@@ -6,7 +6,6 @@ from adecore_lsp import ErrorCodes, LspError
 from adecore_lsp.protocol.rpc import (
     CANCELLED_IDS_KEPT,
     DEADLINE_SLACK,
-    Deadlines,
     InvalidMessage,
     LateResponse,
     Notification,
@@ -156,52 +155,69 @@ def test_invalid_messages_are_sorted_with_their_id_when_usable() -> None:
     assert isinstance(rpc.receive({"id": True, "method": "x"}), InvalidMessage)
 
 
-def test_add_asks_for_the_timer_only_when_due_before_it() -> None:
-    """add() is True while no timer is set or the new due time is earlier than the timer's."""
-    deadlines = Deadlines()
-    assert deadlines.add(1, "a", 30.0, 130.0)
-    deadlines.timer_due = 130.0
-    assert not deadlines.add(2, "a", 30.0, 131.0)
-    assert deadlines.add(3, "b", 5.0, 106.0)
-
-
 def test_pop_due_returns_what_is_due_in_due_order_across_timeouts() -> None:
     """pop_due() takes every request due by now (plus the slack), earliest first, and only those."""
-    deadlines = Deadlines()
-    deadlines.add(1, "a", 30.0, 130.0)
-    deadlines.add(2, "b", 5.0, 106.0)
-    deadlines.add(3, "a", 30.0, 131.0)
-    deadlines.add(4, "b", 5.0, 107.0)
-    assert deadlines.pop_due(130.0 - DEADLINE_SLACK / 2) == [
-        (2, "b", 5.0),
-        (4, "b", 5.0),
-        (1, "a", 30.0),
-    ]
-    assert deadlines.next_due() == 131.0
-    assert len(deadlines) == 1
+    rpc: RpcState[str] = RpcState()
+    rpc.request("a", None, "w1", 30.0, 130.0)
+    rpc.request("b", None, "w2", 5.0, 106.0)
+    rpc.request("a", None, "w3", 30.0, 131.0)
+    rpc.request("b", None, "w4", 5.0, 107.0)
+    rpc.request("c", None, "w5")  # no timeout: never due
+    assert rpc.next_due() == 106.0
+    assert rpc.pop_due(130.0 - DEADLINE_SLACK / 2) == [(2, "b", 5.0), (4, "b", 5.0), (1, "a", 30.0)]
+    assert rpc.pop_due(130.5) == []  # taken once only
+    assert rpc.next_due() == 131.0
+    # Due requests stay pending until the caller ends them.
+    assert set(rpc.pending) == {1, 2, 3, 4, 5}
 
 
-def test_removed_requests_never_fall_due_and_empty_tables_go() -> None:
-    """remove() forgets a request; emptied tables are dropped except the last one."""
-    deadlines = Deadlines()
-    deadlines.add(1, "a", 30.0, 130.0)
-    deadlines.add(2, "b", 5.0, 106.0)
-    deadlines.remove(2, 5.0)
-    deadlines.remove(99, 5.0)
-    deadlines.remove(1, 30.0)
-    assert len(deadlines._tables) == 1
-    assert deadlines.next_due() is None
-    assert deadlines.pop_due(1e9) == []
+def test_whatever_ends_a_request_ends_its_deadline() -> None:
+    """An answer, an error, cancel, forget and drain each forget the request's due time."""
+    rpc: RpcState[str] = RpcState()
+    for n in range(1, 7):
+        rpc.request("m", None, f"w{n}", 1.0, 100.0 + n)
+    assert rpc.take_result({"jsonrpc": "2.0", "id": 1, "result": None}) == "w1"
+    assert isinstance(rpc.receive({"id": 2, "error": {"code": 1, "message": "m"}}), Response)
+    assert isinstance(rpc.receive({"id": 3}), Response)  # neither result nor error
+    assert rpc.cancel(4) == "w4"
+    assert rpc.forget(5) == "w5"
+    assert rpc.next_due() == 106.0
+    assert rpc.deadline_count == 1
+    assert rpc.pop_due(1e9) == [(6, "m", 1.0)]
+    assert rpc.next_due() is None
+    rpc.request("m", None, "w7", 1.0, 200.0)
+    assert rpc.drain() == ["w6", "w7"]
+    assert rpc.next_due() is None
+    assert rpc.pop_due(1e9) == []
 
 
-def test_many_distinct_timeouts_leave_no_tables_behind() -> None:
-    """Requests each with their own timeout, all answered, leave at most one empty table."""
-    deadlines = Deadlines()
+def test_stray_and_late_answers_leave_deadlines_alone() -> None:
+    """An answer for an id that is not pending changes no deadline."""
+    rpc: RpcState[str] = RpcState()
+    rpc.request("m", None, "w1", 2.0, 50.0)
+    assert isinstance(rpc.receive({"id": 9, "result": 1}), StrayResponse)
+    assert rpc.take_result({"id": 9, "result": 1}) is None
+    assert rpc.next_due() == 50.0
+
+
+def test_a_zero_or_missing_timeout_sets_no_deadline() -> None:
+    """timeout None or 0 means no due time at all."""
+    rpc: RpcState[str] = RpcState()
+    rpc.request("m", None, "w1", 0, 10.0)
+    rpc.request("m", None, "w2")
+    assert rpc.next_due() is None
+    assert rpc.pop_due(1e9) == []
+
+
+def test_many_distinct_timeouts_leave_nothing_behind() -> None:
+    """Requests each with their own timeout, all answered, leave no deadline behind."""
+    rpc: RpcState[str] = RpcState()
     for n in range(1000):
-        deadlines.add(n, "a", 1.0 + n / 1000, 100.0 + n)
-    for n in range(1000):
-        deadlines.remove(n, 1.0 + n / 1000)
-    assert len(deadlines._tables) <= 1
+        rpc.request("a", None, "w", 1.0 + n / 1000, 100.0 + n)
+    for n in range(1, 1001):
+        rpc.take_result({"id": n, "result": None})
+    assert rpc.next_due() is None
+    assert rpc.pending == {}
 
 
 def test_take_result_takes_only_plain_results_for_pending_ids() -> None:
@@ -219,12 +235,3 @@ def test_take_result_takes_only_plain_results_for_pending_ids() -> None:
     assert rpc.take_result({"jsonrpc": "2.0", "id": 1, "result": None}) == "w1"
     assert rpc.take_result({"jsonrpc": "2.0", "id": 1, "result": None}) is None
     assert rpc.receive({"id": 2, "result": 5}) == Response(2, "w2", 5)
-
-
-def test_drain_forgets_deadlines() -> None:
-    """drain() clears the deadlines with the pending table."""
-    rpc: RpcState[str] = RpcState()
-    rpc.request("a", None, "w1")
-    rpc.deadlines.add(1, "a", 30.0, 130.0)
-    assert rpc.drain() == ["w1"]
-    assert rpc.deadlines.pop_due(1e9) == []

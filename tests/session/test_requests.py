@@ -167,6 +167,45 @@ async def test_deadline_sends_one_cancel_and_raises_request_cancelled(
     assert len(server.messages("$/cancelRequest")) == 1
 
 
+async def test_pending_deadlines_keep_no_timer_in_the_event_loop(
+    server: FakeServer, ready: LspSession
+) -> None:
+    """Deadlines wait on the shared alarm thread: the loop itself keeps no timer for them.
+
+    An asyncio timer would make every turn of the loop read the clock and arm a kernel
+    timer for as long as any request is pending.
+    """
+    server.on("slow", lambda params: NO_ANSWER)
+    loop = asyncio.get_running_loop()
+    calls = [asyncio.ensure_future(ready.request("slow", timeout=t)) for t in (30.0, 5.0, 60.0)]
+    await server.wait_for("slow", 3)
+    assert [handle for handle in loop._scheduled if not handle.cancelled()] == []  # type: ignore[attr-defined]
+    for call in calls:
+        call.cancel()
+    await asyncio.gather(*calls, return_exceptions=True)
+
+
+async def test_deadlines_of_different_lengths_each_expire_on_time(
+    server: FakeServer, ready: LspSession
+) -> None:
+    """A short deadline sent after a long one still ends first, and the long one later."""
+    server.on("slow", lambda params: NO_ANSWER)
+    start = asyncio.get_running_loop().time()
+    ended: dict[float, float] = {}
+
+    async def call(timeout: float) -> None:
+        with pytest.raises(LspError) as caught:
+            await ready.request("slow", timeout=timeout)
+        assert caught.value.code == ErrorCodes.RequestCancelled
+        ended[timeout] = asyncio.get_running_loop().time() - start
+
+    await asyncio.wait_for(asyncio.gather(call(0.3), call(0.05), call(0.15)), 5)
+    assert list(ended) == [0.05, 0.15, 0.3]
+    for timeout, elapsed in ended.items():
+        assert timeout <= elapsed < timeout + 1
+    assert len(server.messages("$/cancelRequest")) == 3
+
+
 async def test_session_timeout_applies_and_zero_turns_it_off(
     server: FakeServer, make_session: SessionFactory
 ) -> None:

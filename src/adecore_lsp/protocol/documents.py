@@ -28,7 +28,7 @@ misused call (a document that is not open, both or neither of ``text`` and ``edi
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeVar, overload
 
 from .positions import (
     LineIndex,
@@ -56,6 +56,7 @@ __all__ = [
 SYNC_KINDS: Final = (0, 1, 2)
 """``TextDocumentSyncKind``: 0 none, 1 full text, 2 incremental."""
 
+_T = TypeVar("_T")
 _Span = tuple[tuple[int, int], tuple[int, int]]
 _Event = tuple[_Span | None, str]
 
@@ -308,6 +309,20 @@ class DocumentStore(Mapping[str, TextDocument]):
 
     def __getitem__(self, uri: str) -> TextDocument:
         return self._documents[uri]
+
+    @overload
+    def get(self, uri: str, /) -> TextDocument | None: ...
+
+    @overload
+    def get(self, uri: str, /, default: TextDocument | _T) -> TextDocument | _T: ...
+
+    def get(self, uri: str, /, default: object = None) -> object:
+        """The open document at ``uri``, else ``default``.
+
+        Mapping's own ``get`` goes through ``__getitem__`` and a ``KeyError``; this runs for
+        every request that names a document, open or not.
+        """
+        return self._documents.get(uri, default)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._documents)

@@ -1,17 +1,16 @@
 """JSON-RPC 2.0 bookkeeping, without I/O: ids, the pending table, and what each message is.
 
 :class:`RpcState` builds outgoing requests and notifications, remembers which requests wait
-for an answer (each with an opaque waiter the I/O layer chooses, such as a future), and sorts
-every incoming message into one of the event types below. :class:`Deadlines` keeps when each
-pending request falls due, so that the I/O layer needs one timer, not one per request.
-Nothing here reads a clock or a socket, so the rules can be tested with plain calls.
+for an answer (each with an opaque waiter the I/O layer chooses, such as a future) and when
+each falls due, and sorts every incoming message into one of the event types below. The
+I/O layer reads the clock and keeps one timer for all deadlines. Nothing here reads a clock
+or a socket, so the rules can be tested with plain calls.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from math import inf
 from typing import Any, Generic, TypeVar
 
 from ..errors import ErrorCodes, LspError
@@ -19,7 +18,6 @@ from ..types import JSONObject
 
 __all__ = [
     "DEADLINE_SLACK",
-    "Deadlines",
     "IncomingEvent",
     "InvalidMessage",
     "LateResponse",
@@ -141,114 +139,49 @@ def _error_from(error: object) -> LspError:
     )
 
 
-class Deadlines:
-    """When each pending request falls due, kept so that the earliest is cheap to find.
-
-    The caller reads the clock and keeps one timer, set for :attr:`timer_due`. A request
-    that falls due before it needs the timer moved (:meth:`add` says so); any other costs no
-    timer at all. Requests with the same timeout fall due in the order they were sent, so each
-    timeout has an insertion-ordered dict of its requests, and the earliest due time is the
-    first entry of one of them: adding and removing are O(1), and the dicts hold only what is
-    pending.
-    """
-
-    __slots__ = ("_tables", "timer", "timer_due")
-
-    def __init__(self) -> None:
-        # timeout -> {request id: (due time, method)}, each dict in due order.
-        self._tables: dict[float, dict[int, tuple[float, str]]] = {}
-        self.timer: Any = None
-        """The caller's timer (opaque here), set for :attr:`timer_due`; None if there is none."""
-        self.timer_due = inf
-        """When the caller's timer fires; ``inf`` when no timer is set."""
-
-    def __len__(self) -> int:
-        return sum(map(len, self._tables.values()))
-
-    def add(self, request_id: int, method: str, timeout: float, due: float) -> bool:
-        """Record that ``request_id`` falls due at ``due`` (its send time plus ``timeout``).
-
-        Due times of one timeout must not decrease from call to call (a monotonic clock
-        gives that). Returns True when ``due`` is before :attr:`timer_due`: the caller must
-        then set its timer for ``due``.
-        """
-        table = self._tables.get(timeout)
-        if table is None:
-            table = self._tables[timeout] = {}
-        table[request_id] = (due, method)
-        return due < self.timer_due
-
-    def remove(self, request_id: int, timeout: float) -> None:
-        """Forget ``request_id`` (answered, failed or cancelled); unknown ids are ignored."""
-        tables = self._tables
-        table = tables.get(timeout)
-        if table is not None:
-            table.pop(request_id, None)
-            # The last empty dict is kept: a session's requests mostly share one timeout.
-            if not table and len(tables) > 1:
-                del tables[timeout]
-
-    def pop_due(self, now: float) -> list[tuple[int, str, float]]:
-        """Remove and return ``(request id, method, timeout)`` of each request due by ``now``.
-
-        Those due within :data:`DEADLINE_SLACK` after ``now`` are included, in due order.
-        """
-        limit = now + DEADLINE_SLACK
-        due_now: list[tuple[float, int, str, float]] = []
-        tables = self._tables
-        for timeout, table in list(tables.items()):
-            expired: list[int] = []
-            for request_id, (due, method) in table.items():
-                if due > limit:
-                    break
-                expired.append(request_id)
-                due_now.append((due, request_id, method, timeout))
-            for request_id in expired:
-                del table[request_id]
-            if not table:
-                del tables[timeout]
-        due_now.sort()
-        return [(request_id, method, timeout) for _, request_id, method, timeout in due_now]
-
-    def next_due(self) -> float | None:
-        """The earliest due time of a recorded request, or None when there is none."""
-        return min(
-            (next(iter(table.values()))[0] for table in self._tables.values() if table),
-            default=None,
-        )
-
-    def clear(self) -> None:
-        """Forget every request (the timer is the caller's to stop or let lapse)."""
-        self._tables.clear()
-
-
 class RpcState(Generic[W]):
-    """Ids, pending requests and the classification of incoming messages.
+    """Ids, pending requests and their deadlines, and the classification of incoming messages.
 
     ``W`` is whatever the caller keeps per pending request (a future, say). Ids are integers
     counted from 1, so a server's string or zero ids never clash with ours.
+
+    A request sent with a timeout has a due time (the caller's clock); whatever ends the
+    request (an answer, :meth:`cancel`, :meth:`forget`, :meth:`drain` or :meth:`pop_due`)
+    forgets it, so the caller needs one timer, set for :meth:`next_due`, and no
+    bookkeeping of its own. Finding what is due looks at every request that has a
+    deadline; that happens when the caller's timer rings, rarely, while the request path
+    stays a dict store and a dict pop.
     """
 
-    __slots__ = ("_cancelled", "_next_id", "deadlines", "pending")
+    __slots__ = ("_cancelled", "_deadlines", "_next_id", "pending")
 
     def __init__(self) -> None:
         self._next_id = 1
         self.pending: dict[int, W] = {}
         self._cancelled: OrderedDict[int, None] = OrderedDict()
-        self.deadlines = Deadlines()
-        """When the pending requests fall due; filled by the I/O layer, which owns the clock."""
+        # request id -> (due time, method, timeout), for the pending requests with a timeout.
+        self._deadlines: dict[int, tuple[float, str, float]] = {}
 
-    def request(self, method: str, params: Any, waiter: W) -> tuple[int, JSONObject]:
-        """Allocate an id, record ``waiter`` as pending, and return the id and the message."""
+    def request(
+        self, method: str, params: Any, waiter: W, timeout: float | None = None, due: float = 0.0
+    ) -> tuple[int, JSONObject]:
+        """Allocate an id, record ``waiter`` as pending, and return the id and the message.
+
+        With a ``timeout``, the request falls due at ``due`` (its send time plus ``timeout``,
+        on the caller's clock) unless it ends before.
+        """
         request_id = self._next_id
         self._next_id = request_id + 1
         self.pending[request_id] = waiter
+        if timeout:
+            self._deadlines[request_id] = (due, method, timeout)
         if params is None:
             return request_id, {"jsonrpc": "2.0", "id": request_id, "method": method}
         return request_id, {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
 
     def forget(self, request_id: int) -> W | None:
         """Drop a pending request without an answer (it was never sent); return its waiter."""
+        self._deadlines.pop(request_id, None)
         return self.pending.pop(request_id, None)
 
     def cancel(self, request_id: int) -> W | None:
@@ -259,6 +192,7 @@ class RpcState(Generic[W]):
         waiter = self.pending.pop(request_id, None)
         if waiter is None:
             return None
+        self._deadlines.pop(request_id, None)
         cancelled = self._cancelled
         cancelled[request_id] = None
         if len(cancelled) > CANCELLED_IDS_KEPT:
@@ -270,8 +204,35 @@ class RpcState(Generic[W]):
         waiters = list(self.pending.values())
         self.pending.clear()
         self._cancelled.clear()
-        self.deadlines.clear()
+        self._deadlines.clear()
         return waiters
+
+    def pop_due(self, now: float) -> list[tuple[int, str, float]]:
+        """Take ``(request id, method, timeout)`` of each request due by ``now``, in due order.
+
+        Those due within :data:`DEADLINE_SLACK` after ``now`` are included, saving a ring
+        of the timer. They stay pending: the caller ends each (with :meth:`cancel`, so that
+        a late answer is recognised).
+        """
+        limit = now + DEADLINE_SLACK
+        deadlines = self._deadlines
+        due_now = sorted(
+            (due, request_id, method, timeout)
+            for request_id, (due, method, timeout) in deadlines.items()
+            if due <= limit
+        )
+        for _, request_id, _, _ in due_now:
+            del deadlines[request_id]
+        return [(request_id, method, timeout) for _, request_id, method, timeout in due_now]
+
+    @property
+    def deadline_count(self) -> int:
+        """How many pending requests have a deadline."""
+        return len(self._deadlines)
+
+    def next_due(self) -> float | None:
+        """The earliest due time of a pending request, or None when none has a deadline."""
+        return min((entry[0] for entry in self._deadlines.values()), default=None)
 
     def take_result(self, message: JSONObject) -> W | None:
         """The fast path of :meth:`receive`, for the usual message: a result we wait for.
@@ -289,6 +250,7 @@ class RpcState(Generic[W]):
             and "error" not in message
             and "method" not in message
         ):
+            self._deadlines.pop(request_id, None)
             return self.pending.pop(request_id, None)
         return None
 
@@ -308,6 +270,7 @@ class RpcState(Generic[W]):
                 del self._cancelled[request_id]
                 return LateResponse(request_id)
             return StrayResponse(message, f"a response for id {request_id!r}, which is not pending")
+        self._deadlines.pop(request_id, None)
         if "error" in message:
             return Response(request_id, waiter, error=_error_from(message["error"]))
         if "result" in message:
