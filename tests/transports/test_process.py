@@ -21,7 +21,7 @@ from adecore_lsp.transports.base import LspTransport
 from adecore_lsp.transports.process import (
     READ_SIZE,
     ServerProcess,
-    _PipeStream,
+    _PipeTransport,
     process_byte_stream,
     spawn_server,
 )
@@ -435,29 +435,44 @@ async def test_process_byte_stream_needs_pipes() -> None:
     await process.wait()
 
 
-# The byte stream under a spawned server.
+# The transport of a spawned server, without a process.
 
 
-def test_output_before_the_first_data_listener_is_kept() -> None:
-    """stdout chunks that arrive before anyone listens, and the end, reach the first listeners."""
-    stream = _PipeStream()
-    stream._deliver(b"one")
-    stream._deliver(b"two")
-    stream._stdout_closed(None)
-    chunks: list[bytes] = []
+def test_messages_before_the_first_listener_are_kept() -> None:
+    """Messages decoded before anyone listens, and the end, reach the first listeners."""
+    transport = _PipeTransport(1024)
+    transport._on_data(b'Content-Length: 2\r\n\r\n{}Content-Length: 8\r\n\r\n{"a"')
+    transport._on_data(b": 1}")
+    transport._stdout_closed(None)
+    messages: list[object] = []
     ends: list[BaseException | None] = []
-    stream.on_data(chunks.append)
-    stream.on_close(ends.append)
-    assert chunks == [b"one", b"two"]
+    transport.on_message(messages.append)
+    transport.on_close(ends.append)
+    assert messages == [{}, {"a": 1}]
     assert ends == [None]
 
 
-def test_a_closed_stream_refuses_writes() -> None:
-    """write after close raises TransportClosedError."""
-    stream = _PipeStream()
-    stream.close()
+def test_a_closed_transport_refuses_sends_and_drops_late_output() -> None:
+    """send after close raises TransportClosedError; stdout that still comes is dropped."""
+    transport = _PipeTransport(1024)
+    messages: list[object] = []
+    transport.on_message(messages.append)
+    transport.close()
     with pytest.raises(TransportClosedError):
-        stream.write(b"late")
+        transport.send({"jsonrpc": "2.0", "method": "late"})
+    transport._on_data(b"Content-Length: 2\r\n\r\n{}")
+    assert messages == []
+
+
+def test_the_end_of_stdout_inside_a_frame_is_a_framing_error() -> None:
+    """stdout ending part-way through a frame closes with a FramingError that says so."""
+    transport = _PipeTransport(1024)
+    ends: list[BaseException | None] = []
+    transport.on_close(ends.append)
+    transport._on_data(b"Content-Length: 10\r\n\r\n{")
+    transport._stdout_closed(None)
+    assert isinstance(ends[0], FramingError)
+    assert "inside a frame" in str(ends[0])
 
 
 # The stderr line splitter.

@@ -24,10 +24,11 @@ from typing import Any, TypeVar, cast
 
 from .._emitter import Emitter
 from ..errors import TransportClosedError, TransportError
-from ..types import Disposable
+from ..protocol.encoder import encode_message
+from ..types import Disposable, JSONObject
 from ._stderr import STDERR_MAX_LINE_BYTES, STDERR_MAX_LINES, StderrLines
 from .base import ByteStream, CloseListener, LspTransport
-from .stream import DEFAULT_MAX_MESSAGE_BYTES, create_stream_transport
+from .stream import DEFAULT_MAX_MESSAGE_BYTES, FramedTransport
 
 if sys.version_info >= (3, 11):
     from typing import Self
@@ -110,37 +111,40 @@ def _read_failed(error: BaseException) -> TransportError:
     return failure
 
 
-class _PipeStream(_ByteStreamBase):
-    """The byte stream of a process started by :func:`spawn_server`, fed by its protocol."""
+class _PipeTransport(FramedTransport):
+    """The transport of a server started by :func:`spawn_server`: its stdin and stdout, framed.
 
-    def __init__(self) -> None:
-        super().__init__()
+    The stdout pipe's protocol hands each chunk to :meth:`_on_data`, and ``send`` writes to
+    the stdin pipe itself: no byte stream in between, as this is the path of every message.
+    Messages that arrive before the first listener wait in the transport's backlog.
+    """
+
+    def __init__(self, max_message_bytes: int) -> None:
+        super().__init__(max_message_bytes)
         self._stdin: asyncio.WriteTransport | None = None
         self._stdin_lost = False
         self._stdin_error: BaseException | None = None
 
-    def write(self, chunk: bytes) -> None:
-        """Queue ``chunk`` for the server's stdin; a dead stdin ends the stream with an error."""
-        if self._ended:
-            self._check_open()
+    def send(self, message: JSONObject) -> None:
+        if self._closed:
+            super().send(message)  # raises TransportClosedError
+            return
+        # encode_message raises before anything is written, so a bad message costs nothing.
+        frame = encode_message(message)
         stdin = self._stdin
         # A failed write marks the pipe closing at once but reports the loss a turn later;
         # meanwhile the pipe transport would drop (and, after a few, log) more writes.
         if stdin is None or self._stdin_lost or stdin.is_closing():
-            self._end(_write_failed(self._stdin_error))
-            self.close()
+            self._fail(_write_failed(self._stdin_error))
             return
-        stdin.write(chunk)
+        stdin.write(frame)
 
-    def close(self) -> None:
-        """End stdin (after what is queued) and stop delivering stdout; idempotent.
+    def _send(self, message: JSONObject) -> None:
+        self.send(message)
 
-        Reading goes on in the background, discarding, so that a server writing its last
-        words never blocks on a full pipe instead of exiting.
-        """
-        self._end(None)
-        self._backlog = None
-        self._data.clear()
+    def _close_underlying(self) -> None:
+        # End stdin after what is queued. Reading goes on, dropping what comes (see _on_data),
+        # so a server writing its last words never blocks on a full pipe instead of exiting.
         stdin = self._stdin
         if stdin is not None and not stdin.is_closing():
             stdin.close()
@@ -149,7 +153,7 @@ class _PipeStream(_ByteStreamBase):
 
     def _attach(self, stdin: asyncio.WriteTransport | None) -> None:
         self._stdin = stdin
-        if stdin is not None and self._ended:
+        if stdin is not None and self._closed:
             stdin.close()
 
     def _stdin_closed(self, error: BaseException | None) -> None:
@@ -157,10 +161,10 @@ class _PipeStream(_ByteStreamBase):
         self._stdin_error = error
         if error is not None:
             # A broken pipe: the server is gone or has closed its stdin.
-            self._end(_write_failed(error))
+            self._fail(_write_failed(error))
 
     def _stdout_closed(self, error: BaseException | None) -> None:
-        self._end(None if error is None else _read_failed(error))
+        self._source_ended(None if error is None else _read_failed(error))
 
 
 def _set_read_size(pipe: asyncio.BaseTransport | None) -> None:
@@ -171,7 +175,7 @@ def _set_read_size(pipe: asyncio.BaseTransport | None) -> None:
 
 
 class _DirectStdout(asyncio.Protocol):
-    """The stdout pipe's protocol: each chunk goes to the byte stream at once.
+    """The stdout pipe's protocol: each chunk goes to the transport's decoder at once.
 
     asyncio's subprocess transport hands every chunk on with ``call_soon``, which costs one
     more turn of the event loop (another poll of the selector) per chunk: a bare client's
@@ -180,31 +184,10 @@ class _DirectStdout(asyncio.Protocol):
     pipe still goes to asyncio's own protocol, which the subprocess transport needs to finish.
     """
 
-    def __init__(self, inner: asyncio.Protocol, stream: _PipeStream) -> None:
+    def __init__(self, inner: asyncio.Protocol, transport: _PipeTransport) -> None:
         self._inner = inner
-        self._stream = stream
-
-    def data_received(self, data: bytes) -> None:
-        # _PipeStream._deliver, inlined: this runs for every chunk the server sends.
-        stream = self._stream
-        if stream._ended:
-            return  # after the end, stdout is drained and dropped
-        if stream._backlog is not None:
-            stream._backlog.append(data)
-            return
-        # Emitter.fire, inlined for its usual case of one listener (the transport).
-        emitter = stream._data
-        listeners = emitter._listeners
-        if len(listeners) != 1:
-            emitter.fire(data)
-            return
-        try:
-            result = listeners[0](data)
-        except Exception as error:
-            emitter._on_error(error)
-            return
-        if result is not None:
-            emitter.settle(result)
+        # The transport's own method, not one that calls it: a frame less per chunk.
+        self.data_received = transport._on_data  # type: ignore[method-assign]
 
     def eof_received(self) -> bool | None:
         return self._inner.eof_received()
@@ -213,27 +196,27 @@ class _DirectStdout(asyncio.Protocol):
         self._inner.connection_lost(exc)
 
 
-def _read_directly(pipe: asyncio.BaseTransport | None, stream: _PipeStream) -> None:
+def _read_directly(pipe: asyncio.BaseTransport | None, transport: _PipeTransport) -> None:
     # Only a read pipe whose protocol can be swapped (asyncio's Unix pipes, uvloop's); a
     # buffered protocol (get_buffer) or another kind of transport keeps its own path.
     if not isinstance(pipe, asyncio.ReadTransport):
         return
     inner = pipe.get_protocol()
     if isinstance(inner, asyncio.Protocol) and not isinstance(inner, _DirectStdout):
-        pipe.set_protocol(_DirectStdout(inner, stream))
+        pipe.set_protocol(_DirectStdout(inner, transport))
 
 
 class _ServerProtocol(asyncio.SubprocessProtocol):
     """Takes stdout straight to the byte stream and stderr to the line splitter."""
 
     def __init__(
-        self, stream: _PipeStream, stderr: StderrLines, loop: asyncio.AbstractEventLoop
+        self, transport: _PipeTransport, stderr: StderrLines, loop: asyncio.AbstractEventLoop
     ) -> None:
         # asyncio.subprocess.Process reads these: the pipes belong to the transport.
         self.stdin: asyncio.StreamWriter | None = None
         self.stdout: asyncio.StreamReader | None = None
         self.stderr: asyncio.StreamReader | None = None
-        self._stream = stream
+        self._pipes = transport
         self._stderr = stderr
         self._transport: asyncio.SubprocessTransport | None = None
         self._open_fds: set[int] = set()
@@ -251,24 +234,22 @@ class _ServerProtocol(asyncio.SubprocessProtocol):
             if pipe is not None:
                 self._open_fds.add(fd)
                 _set_read_size(pipe)
-        _read_directly(subprocess_transport.get_pipe_transport(1), self._stream)
+        _read_directly(subprocess_transport.get_pipe_transport(1), self._pipes)
         stdin = subprocess_transport.get_pipe_transport(0)
-        self._stream._attach(cast("asyncio.WriteTransport | None", stdin))
+        self._pipes._attach(cast("asyncio.WriteTransport | None", stdin))
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         if fd == 1:
-            stream = self._stream
-            if not stream._ended:  # after the end, stdout is drained and dropped
-                stream._deliver(data)
+            self._pipes._on_data(data)
         else:
             self._stderr.feed(data)
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
         if fd == 0:
-            self._stream._stdin_closed(exc)
+            self._pipes._stdin_closed(exc)
             return
         if fd == 1:
-            self._stream._stdout_closed(exc)
+            self._pipes._stdout_closed(exc)
         else:
             self._stderr.close()
         self._open_fds.discard(fd)
@@ -472,9 +453,9 @@ async def spawn_server(
         # A relative program path means relative to here, not to the server's cwd.
         argv = (os.path.abspath(argv[0]), *argv[1:])  # noqa: ASYNC240 - only getcwd
     loop = asyncio.get_running_loop()
-    stream = _PipeStream()
+    pipes = _PipeTransport(max_message_bytes)
     stderr = StderrLines(stderr_max_lines, STDERR_MAX_LINE_BYTES)
-    protocol = _ServerProtocol(stream, stderr, loop)
+    protocol = _ServerProtocol(pipes, stderr, loop)
     new_session = start_new_session and hasattr(os, "killpg")
     try:
         transport, _ = await loop.subprocess_exec(
@@ -497,7 +478,7 @@ async def spawn_server(
     return ServerProcess(
         command=argv,
         process=process,
-        transport=create_stream_transport(stream, max_message_bytes=max_message_bytes),
+        transport=pipes,
         subprocess_transport=transport,
         protocol=protocol,
         stderr=stderr,

@@ -14,7 +14,7 @@ from ..protocol.framing import ContentLengthDecoder, encode_message
 from ..types import Disposable, JSONObject
 from .base import BaseTransport, ByteStream, LspTransport
 
-__all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "create_stream_transport"]
+__all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "FramedTransport", "create_stream_transport"]
 
 DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 """The largest message body accepted unless told otherwise (32 MiB)."""
@@ -38,41 +38,28 @@ def create_stream_transport(
     return _StreamTransport(stream, max_message_bytes)
 
 
-class _StreamTransport(BaseTransport):
-    """:class:`BaseTransport` over a :class:`ByteStream` and a decoder."""
+class FramedTransport(BaseTransport):
+    """Content-Length framing over a byte source: decode what arrives, encode what is sent.
 
-    def __init__(self, stream: ByteStream, max_message_bytes: int) -> None:
+    A subclass hands each chunk it reads to :meth:`_on_data` and the end of its source to
+    :meth:`_source_ended`, writes frames in :meth:`send`, and closes its source in
+    ``_close_underlying``. A frame that cannot be read closes the transport with the
+    :class:`FramingError`.
+    """
+
+    def __init__(self, max_message_bytes: int) -> None:
         super().__init__()
-        self._stream = stream
         # on_message: no list per chunk, and the messages before a bad frame still arrive.
         self._decoder = ContentLengthDecoder(max_message_bytes, on_message=self._on_message)
         # Bound once: this runs for every chunk the server sends.
         self._feed = self._decoder.feed
-        self._subscriptions: list[Disposable] = []
-        self._subscriptions.append(stream.on_data(self._on_data))
-        # Subscribed last: a stream that has already ended reports it at once.
-        self._subscriptions.append(stream.on_close(self._on_stream_close))
 
-    def send(self, message: JSONObject) -> None:
-        # BaseTransport.send and _send in one call, as this runs for every message sent.
-        if self._closed:
-            super().send(message)  # raises TransportClosedError
-            return
-        # encode_message raises before anything is written, so a bad message costs nothing.
-        self._stream.write(encode_message(message))
-
-    def _send(self, message: JSONObject) -> None:
-        self._stream.write(encode_message(message))
-
-    def _close_underlying(self) -> None:
-        self._detach()
-        self._stream.close()
-
-    def _on_data(self, chunk: bytes) -> None:
+    def _on_data(self, data: bytes) -> None:
+        # After the close, what still arrives (a server's last words) is dropped.
         if self._closed:
             return
         try:
-            self._feed(chunk)
+            self._feed(data)
         except FramingError as error:
             self._fail(error)
         except Exception as error:  # a decoder fault must still end the transport cleanly
@@ -102,7 +89,8 @@ class _StreamTransport(BaseTransport):
         if result is not None:
             emitter.settle(result)
 
-    def _on_stream_close(self, reason: BaseException | None) -> None:
+    def _source_ended(self, reason: BaseException | None) -> None:
+        """The source ended (``None``: cleanly) or failed: close with the reason, once."""
         if self._closed:
             return
         if reason is None:
@@ -118,17 +106,40 @@ class _StreamTransport(BaseTransport):
         self._fail(reason)
 
     def _fail(self, reason: BaseException | None) -> None:
-        """Close the stream and report ``reason`` to the close listeners, once."""
+        """Close the source and report ``reason`` to the close listeners, once."""
         if self._closed:
             return
-        self._detach()
         try:
-            self._stream.close()
+            self._close_underlying()
         finally:
             self._finish(reason)
 
-    def _detach(self) -> None:
+
+class _StreamTransport(FramedTransport):
+    """:class:`FramedTransport` over a :class:`ByteStream`."""
+
+    def __init__(self, stream: ByteStream, max_message_bytes: int) -> None:
+        super().__init__(max_message_bytes)
+        self._stream = stream
+        self._subscriptions: list[Disposable] = []
+        self._subscriptions.append(stream.on_data(self._on_data))
+        # Subscribed last: a stream that has already ended reports it at once.
+        self._subscriptions.append(stream.on_close(self._source_ended))
+
+    def send(self, message: JSONObject) -> None:
+        # BaseTransport.send and _send in one call, as this runs for every message sent.
+        if self._closed:
+            super().send(message)  # raises TransportClosedError
+            return
+        # encode_message raises before anything is written, so a bad message costs nothing.
+        self._stream.write(encode_message(message))
+
+    def _send(self, message: JSONObject) -> None:
+        self._stream.write(encode_message(message))
+
+    def _close_underlying(self) -> None:
         # Stop listening first: closing the stream may report its own close back to us.
         subscriptions, self._subscriptions = self._subscriptions, []
         for subscription in subscriptions:
             subscription.dispose()
+        self._stream.close()
