@@ -1,9 +1,9 @@
 """Language servers as child processes: start one, talk to it over stdio, stop it for sure.
 
 :func:`spawn_server` starts the server (never through a shell) and joins its stdin and stdout
-to a stream transport. The data path is short: the server's stdout goes straight from the
-event loop's pipe transport to the decoder, with no ``StreamReader``, no task and no extra
-turn of the loop in between.
+to a framed transport. The data path is short: the server's stdout goes straight from the
+event loop's pipe transport to the decoder, with no byte stream, no ``StreamReader``, no task
+and no extra turn of the loop in between, and ``send`` writes to the stdin pipe itself.
 Its stderr is read all the time, so a chatty server can never block on a full pipe, and is
 kept as text lines, bounded in number and in length. :meth:`ServerProcess.aclose` ends stdin,
 waits, then terminates and finally kills the server and everything left holding its pipes.
@@ -46,54 +46,6 @@ request/response round trips about 1.7 times faster."""
 
 GRACE_PERIOD = 2.0
 """Seconds :meth:`ServerProcess.aclose` waits at each step before it escalates."""
-
-
-class _ByteStreamBase:
-    """Listener lists, a backlog and the once-only end shared by the two process streams."""
-
-    def __init__(self) -> None:
-        self._data: Emitter[bytes] = Emitter()
-        self._close_listeners: Emitter[BaseException | None] = Emitter()
-        # Output that arrives before the first data listener (asyncio may deliver the first
-        # chunk before spawn_server has returned) waits here for it.
-        self._backlog: list[bytes] | None = []
-        self._ended = False
-        self._end_reason: BaseException | None = None
-
-    def on_data(self, listener: Callable[[bytes], object]) -> Disposable:
-        """Hear each chunk of stdout; the first listener also gets what came before it."""
-        disposable = self._data.add(listener)
-        backlog, self._backlog = self._backlog, None
-        if backlog:
-            for chunk in backlog:
-                self._data.call(listener, chunk)
-        return disposable
-
-    def _deliver(self, chunk: bytes) -> None:
-        if self._backlog is None:
-            self._data.fire(chunk)
-        elif not self._ended:
-            self._backlog.append(chunk)
-
-    def on_close(self, listener: CloseListener) -> Disposable:
-        """Hear the end once: ``None`` at a clean end of stdout, else a TransportError."""
-        if self._ended:
-            self._close_listeners.call(listener, self._end_reason)
-            return Disposable()
-        return self._close_listeners.add(listener)
-
-    def _end(self, reason: BaseException | None) -> None:
-        """Stop delivering data and tell the close listeners, once."""
-        if self._ended:
-            return
-        self._ended = True
-        self._end_reason = reason
-        listeners, self._close_listeners = self._close_listeners, Emitter()
-        listeners.fire(reason)
-
-    def _check_open(self) -> None:
-        if self._ended:
-            raise TransportClosedError("the stream to the language server is closed")
 
 
 def _write_failed(error: BaseException | None) -> TransportError:
@@ -487,15 +439,20 @@ async def spawn_server(
     )
 
 
-class _ProcessStream(_ByteStreamBase):
+class _ProcessStream:
     """A byte stream over a process started by ``asyncio.create_subprocess_exec``."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
-        super().__init__()
         if process.stdin is None or process.stdout is None:
             raise ValueError(
                 "process_byte_stream needs a process started with stdin=PIPE and stdout=PIPE"
             )
+        self._data: Emitter[bytes] = Emitter()
+        self._close_listeners: Emitter[BaseException | None] = Emitter()
+        # Output read before the first data listener subscribes waits here for it.
+        self._backlog: list[bytes] | None = []
+        self._ended = False
+        self._end_reason: BaseException | None = None
         self._stdin = process.stdin
         self._stdout = process.stdout
         self._stdin_error: BaseException | None = None
@@ -540,6 +497,41 @@ class _ProcessStream(_ByteStreamBase):
             self._stdin_error = error
             self._end(_write_failed(error))
             self.close()
+
+    def on_data(self, listener: Callable[[bytes], object]) -> Disposable:
+        """Hear each chunk of stdout; the first listener also gets what came before it."""
+        disposable = self._data.add(listener)
+        backlog, self._backlog = self._backlog, None
+        if backlog:
+            for chunk in backlog:
+                self._data.call(listener, chunk)
+        return disposable
+
+    def _deliver(self, chunk: bytes) -> None:
+        if self._backlog is None:
+            self._data.fire(chunk)
+        elif not self._ended:
+            self._backlog.append(chunk)
+
+    def on_close(self, listener: CloseListener) -> Disposable:
+        """Hear the end once: ``None`` at a clean end of stdout, else a TransportError."""
+        if self._ended:
+            self._close_listeners.call(listener, self._end_reason)
+            return Disposable()
+        return self._close_listeners.add(listener)
+
+    def _end(self, reason: BaseException | None) -> None:
+        """Stop delivering data and tell the close listeners, once."""
+        if self._ended:
+            return
+        self._ended = True
+        self._end_reason = reason
+        listeners, self._close_listeners = self._close_listeners, Emitter()
+        listeners.fire(reason)
+
+    def _check_open(self) -> None:
+        if self._ended:
+            raise TransportClosedError("the stream to the language server is closed")
 
 
 def process_byte_stream(process: asyncio.subprocess.Process) -> ByteStream:
