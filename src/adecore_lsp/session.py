@@ -349,6 +349,8 @@ class LspSession:
 
     def _set_alarm(self, due: float) -> None:
         """Have :meth:`_check_deadlines` run at ``due`` (on the monotonic clock)."""
+        if self._state is SessionState.CLOSED:
+            return  # closed during the send: nothing is pending any more
         if self._alarm is None:
             self._alarm = Alarm(self._loop, self._check_deadlines)
         self._alarm_due = due
@@ -363,7 +365,7 @@ class LspSession:
             except Exception as error:  # the other deadlines, and the alarm, must go on
                 self._report(error)
         due = self._rpc.next_due()
-        if due is not None and self._state is not SessionState.CLOSED:
+        if due is not None:
             self._set_alarm(due)
 
     def _expire(self, request_id: int, method: str, timeout: float) -> None:

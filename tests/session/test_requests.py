@@ -206,6 +206,28 @@ async def test_deadlines_of_different_lengths_each_expire_on_time(
     assert len(server.messages("$/cancelRequest")) == 3
 
 
+async def test_a_send_that_closes_the_transport_fails_at_once_and_sets_no_alarm(
+    pair: Any, server: FakeServer, ready: LspSession
+) -> None:
+    """A write failure that closes the transport inside send ends that request at once.
+
+    Nothing is pending afterwards, so no deadline alarm is left behind either.
+    """
+    transport = pair[0]
+
+    def failing_send(message: Any) -> None:
+        # As spawn_server's transport does when stdin is gone: close, and return.
+        transport._finish(TransportClosedError("the write failed"))
+
+    transport.send = failing_send
+    with pytest.raises(LspError) as caught:
+        await asyncio.wait_for(ready.request("a", timeout=30), 1)
+    assert isinstance(caught.value.__cause__, TransportClosedError)
+    assert ready.state is SessionState.CLOSED
+    assert ready._alarm is None
+    assert ready._rpc.pending == {}
+
+
 async def test_session_timeout_applies_and_zero_turns_it_off(
     server: FakeServer, make_session: SessionFactory
 ) -> None:
