@@ -34,7 +34,7 @@ class Rings:
 async def test_an_alarm_rings_in_its_loop_not_before_its_time() -> None:
     """The callback runs in the loop's thread, at or after the time set, and once."""
     rings = Rings()
-    alarm = Alarm(asyncio.get_running_loop(), rings)
+    alarm = Alarm(rings)
     due = time.monotonic() + 0.05
     alarm.set(due)
     assert alarm.due == due
@@ -50,7 +50,7 @@ async def test_an_alarm_rings_in_its_loop_not_before_its_time() -> None:
 async def test_setting_again_replaces_the_time() -> None:
     """An earlier time rings early; a later one keeps the old time from ringing."""
     rings = Rings()
-    alarm = Alarm(asyncio.get_running_loop(), rings)
+    alarm = Alarm(rings)
     start = time.monotonic()
     alarm.set(start + 60)
     alarm.set(start + 0.02)
@@ -70,7 +70,6 @@ async def test_alarms_ring_in_time_order() -> None:
     """Several alarms of one loop ring earliest first."""
     order: list[int] = []
     done = asyncio.Event()
-    loop = asyncio.get_running_loop()
     now = time.monotonic()
 
     def ring(n: int) -> None:
@@ -78,7 +77,7 @@ async def test_alarms_ring_in_time_order() -> None:
         if len(order) == 4:
             done.set()
 
-    alarms = [Alarm(loop, functools.partial(ring, n)) for n in range(4)]
+    alarms = [Alarm(functools.partial(ring, n)) for n in range(4)]
     for n, delay in enumerate((0.08, 0.02, 0.06, 0.04)):
         alarms[n].set(now + delay)
     await asyncio.wait_for(done.wait(), 2)
@@ -90,7 +89,7 @@ async def test_alarms_ring_in_time_order() -> None:
 async def test_a_closed_alarm_never_rings_and_lets_go_of_its_callback() -> None:
     """close() stops the alarm for good and drops the callback, so nothing is kept alive."""
     rings = Rings()
-    alarm = Alarm(asyncio.get_running_loop(), rings)
+    alarm = Alarm(rings)
     alarm.set(time.monotonic() + 0.02)
     alarm.close()
     alarm.set(time.monotonic() + 0.01)  # ignored once closed
@@ -104,20 +103,24 @@ async def test_a_closed_alarm_never_rings_and_lets_go_of_its_callback() -> None:
 
 async def test_a_closed_loop_does_not_stop_the_clock() -> None:
     """An alarm whose loop was closed is skipped; other loops' alarms still ring."""
-    other = asyncio.new_event_loop()
-    orphan = Alarm(other, lambda: None)
-    orphan.set(time.monotonic() + 0.01)
-    other.close()
+    orphan = Alarm(lambda: None)
+
+    async def set_orphan() -> None:
+        orphan.set(time.monotonic() + 0.05)
+
+    # Set in a loop of another thread, which asyncio.run closes before the alarm is due.
+    await asyncio.to_thread(asyncio.run, set_orphan())
     rings = Rings()
-    alarm = Alarm(asyncio.get_running_loop(), rings)
-    alarm.set(time.monotonic() + 0.05)
+    alarm = Alarm(rings)
+    alarm.set(time.monotonic() + 0.15)  # after the orphan has rung into its closed loop
     await asyncio.wait_for(rings.event.wait(), 2)
+    assert orphan.due == float("inf")  # it rang, and nothing came of it
     alarm.close()
 
 
 async def test_moved_alarms_leave_a_bounded_heap() -> None:
     """Each move leaves a stale entry; the heap is pruned before they pile up."""
-    alarm = Alarm(asyncio.get_running_loop(), lambda: None)
+    alarm = Alarm(lambda: None)
     start = time.monotonic() + 3600
     for n in range(10_000):
         alarm.set(start - n)
@@ -134,7 +137,7 @@ from adecore_lsp._alarm import Alarm
 
 async def ring_once():
     event = asyncio.Event()
-    alarm = Alarm(asyncio.get_running_loop(), event.set)
+    alarm = Alarm(event.set)
     alarm.set(time.monotonic() + 0.02)
     await asyncio.wait_for(event.wait(), 2)
     alarm.close()

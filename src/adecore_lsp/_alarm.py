@@ -30,27 +30,26 @@ _COMPACT_AT = 64
 
 
 class Alarm:
-    """Calls ``callback`` in ``loop`` once the monotonic clock reaches the time it is set for.
+    """Calls ``callback`` once the monotonic clock reaches the time it is set for.
 
-    Setting it again replaces the time; closing it stops it for good and drops the callback.
-    Made, set and closed from the loop's thread; rung from the clock thread.
+    It rings in the event loop that set it. Setting it again replaces the time; closing it
+    stops it for good and drops the callback. Made, set and closed in the loop's thread;
+    rung from the clock thread.
     """
 
-    __slots__ = ("_callback", "_due", "_loop")
+    __slots__ = ("_callback", "_loop", "due")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, callback: Callable[[], object]) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = loop
+    def __init__(self, callback: Callable[[], object]) -> None:
         self._callback: Callable[[], object] | None = callback
-        self._due = inf
-
-    @property
-    def due(self) -> float:
-        """When the alarm rings; ``inf`` when it is not set (or has rung, or is closed)."""
-        return self._due
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.due = inf
+        """When the alarm rings; ``inf`` when it is not set (or has rung, or is closed).
+        Read it, never write it: a plain attribute, as it is read for every request."""
 
     def set(self, due: float) -> None:
-        """Ring at ``due`` (``time.monotonic()`` seconds), instead of any time set before."""
-        _CLOCK.set(self, due)
+        """Ring at ``due`` (``time.monotonic()`` seconds) in the running loop, instead of any
+        time set before; nothing once closed."""
+        _CLOCK.set(self, due, asyncio.get_running_loop())
 
     def close(self) -> None:
         """Never ring again, and let go of the loop and the callback."""
@@ -84,11 +83,12 @@ class _Clock:
         self._thread: threading.Thread | None = None
         self._sleeping_until = inf
 
-    def set(self, alarm: Alarm, due: float) -> None:
+    def set(self, alarm: Alarm, due: float, loop: asyncio.AbstractEventLoop) -> None:
         with self._lock:
-            if alarm._loop is None:
+            if alarm._callback is None:
                 return  # closed
-            alarm._due = due
+            alarm._loop = loop
+            alarm.due = due
             self._live.add(alarm)
             heapq.heappush(self._heap, (due, next(self._sequence), alarm))
             if len(self._heap) > 2 * len(self._live) + _COMPACT_AT:
@@ -100,13 +100,13 @@ class _Clock:
 
     def close(self, alarm: Alarm) -> None:
         with self._lock:
-            alarm._due = inf
+            alarm.due = inf
             alarm._loop = None
             alarm._callback = None
             self._live.discard(alarm)
 
     def _compact(self) -> None:
-        self._heap = [entry for entry in self._heap if entry[2]._due == entry[0]]
+        self._heap = [entry for entry in self._heap if entry[2].due == entry[0]]
         heapq.heapify(self._heap)
 
     def _start(self) -> None:
@@ -122,8 +122,8 @@ class _Clock:
                 ringing: list[Alarm] = []
                 while heap and heap[0][0] <= now:
                     due, _, alarm = heapq.heappop(heap)
-                    if alarm._due == due:  # still set for this time
-                        alarm._due = inf
+                    if alarm.due == due:  # still set for this time
+                        alarm.due = inf
                         self._live.discard(alarm)
                         ringing.append(alarm)
                 if ringing:

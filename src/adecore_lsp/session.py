@@ -13,7 +13,6 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from math import inf
 from time import monotonic as _monotonic
 from types import TracebackType
 from typing import Any
@@ -132,9 +131,8 @@ class LspSession:
         # The loop of the handshake, where every request of the session runs: set by the
         # first request (initialize), as no request can come before it.
         self._loop: asyncio.AbstractEventLoop
-        # Rings _check_deadlines when the earliest deadline comes (made on first use).
-        self._alarm: Alarm | None = None
-        self._alarm_due = inf
+        # Rings _check_deadlines when the earliest deadline comes.
+        self._alarm = Alarm(self._check_deadlines)
         self._initialize_task: asyncio.Task[JSONObject] | None = None
         self._shutdown_task: asyncio.Task[None] | None = None
         self._server_capabilities: JSONObject = {}
@@ -326,8 +324,8 @@ class LspSession:
             rpc.forget(request_id)
             raise
         # One alarm serves every deadline: only a request due before it moves it.
-        if timeout and due < self._alarm_due:
-            self._set_alarm(due)
+        if timeout and due < self._alarm.due:
+            self._alarm.set(due)
         try:
             result = await future
         except asyncio.CancelledError:
@@ -347,18 +345,8 @@ class LspSession:
         if self._rpc.cancel(request_id) is not None:
             self._send_cancel(request_id)
 
-    def _set_alarm(self, due: float) -> None:
-        """Have :meth:`_check_deadlines` run at ``due`` (on the monotonic clock)."""
-        if self._state is SessionState.CLOSED:
-            return  # closed during the send: nothing is pending any more
-        if self._alarm is None:
-            self._alarm = Alarm(self._loop, self._check_deadlines)
-        self._alarm_due = due
-        self._alarm.set(due)
-
     def _check_deadlines(self) -> None:
         """The alarm rang: expire the requests now due, then set it for the next one."""
-        self._alarm_due = inf
         for request_id, method, timeout in self._rpc.pop_due(_monotonic()):
             try:
                 self._expire(request_id, method, timeout)
@@ -366,7 +354,7 @@ class LspSession:
                 self._report(error)
         due = self._rpc.next_due()
         if due is not None:
-            self._set_alarm(due)
+            self._alarm.set(due)
 
     def _expire(self, request_id: int, method: str, timeout: float) -> None:
         future = self._rpc.cancel(request_id)
@@ -765,10 +753,7 @@ class LspSession:
         if self._refresh_handle is not None:
             self._refresh_handle.cancel()
             self._refresh_handle = None
-        if self._alarm is not None:
-            self._alarm.close()
-            self._alarm = None
-        self._alarm_due = inf
+        self._alarm.close()  # a send that closed the session sets it no more
         for subscription in self._subscriptions:
             subscription.dispose()
         if reason is not None and not ours:

@@ -224,7 +224,7 @@ async def test_a_send_that_closes_the_transport_fails_at_once_and_sets_no_alarm(
         await asyncio.wait_for(ready.request("a", timeout=30), 1)
     assert isinstance(caught.value.__cause__, TransportClosedError)
     assert ready.state is SessionState.CLOSED
-    assert ready._alarm is None
+    assert ready._alarm.due == float("inf")  # closed with the session: set no more
     assert ready._rpc.pending == {}
 
 
