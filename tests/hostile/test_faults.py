@@ -23,6 +23,7 @@ from adecore_lsp import (
     FramingError,
     LspError,
     LspSession,
+    ServerProcess,
     SessionState,
     create_memory_transport_pair,
 )
@@ -117,11 +118,14 @@ async def test_a_silent_server_meets_the_deadline(spawn: Spawn, record_time: Rec
     await assert_nothing_left(session)
 
 
-async def test_an_exit_during_initialize_fails_the_handshake(
-    spawn: Spawn, record_time: Record
-) -> None:
-    """A server dying on initialize fails initialize() with an LspError that has a cause."""
-    server = await spawn("exit-on-initialize")
+async def _initialize_fault(
+    spawn: Spawn, record_time: Record, mode: str
+) -> tuple[BaseException, ServerProcess]:
+    """Start the server in ``mode``; check initialize() fails at once and closes everything.
+
+    Returns the connection error (the cause of initialize()'s LspError) and the server.
+    """
+    server = await spawn(mode)
     watched = watch(server.transport, timeout=30)
     session = watched.session
     start = time.monotonic()
@@ -130,14 +134,22 @@ async def test_an_exit_during_initialize_fails_the_handshake(
     elapsed = time.monotonic() - start
     record_time(elapsed)
     cause = connection_error(caught.value)
-    assert isinstance(cause, TransportClosedError)
-    assert "server closed" in str(cause)
     assert elapsed < 2
     assert session.state is SessionState.CLOSED
-    assert await server.wait() == 4
     assert watched.errors == [cause]
     await session.shutdown()
     await assert_nothing_left(session)
+    return cause, server
+
+
+async def test_an_exit_during_initialize_fails_the_handshake(
+    spawn: Spawn, record_time: Record
+) -> None:
+    """A server dying on initialize fails initialize() with an LspError that has a cause."""
+    cause, server = await _initialize_fault(spawn, record_time, "exit-on-initialize")
+    assert isinstance(cause, TransportClosedError)
+    assert "server closed" in str(cause)
+    assert await server.wait() == 4
 
 
 async def test_a_closed_stdout_fails_pending_requests_at_once(
@@ -297,22 +309,9 @@ async def test_a_log_line_before_the_first_frame_fails_initialize(
     spawn: Spawn, record_time: Record
 ) -> None:
     """A banner on stdout before any frame fails initialize() with a FramingError cause."""
-    server = await spawn("log-before")
-    watched = watch(server.transport, timeout=30)
-    session = watched.session
-    start = time.monotonic()
-    with pytest.raises(LspError) as caught:
-        await session.initialize()
-    elapsed = time.monotonic() - start
-    record_time(elapsed)
-    cause = connection_error(caught.value)
+    cause, _ = await _initialize_fault(spawn, record_time, "log-before")
     assert isinstance(cause, FramingError)
     assert "Starting the hostile server" in str(cause)
-    assert elapsed < 2
-    assert session.state is SessionState.CLOSED
-    assert watched.errors == [cause]
-    await session.shutdown()
-    await assert_nothing_left(session)
 
 
 async def test_a_frame_over_the_size_cap_closes(spawn: Spawn, record_time: Record) -> None:
