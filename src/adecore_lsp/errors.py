@@ -3,7 +3,8 @@
 The tree::
 
     LspError(Exception)              a request failed; .code (ErrorCodes or int), .message, .data
-    └── StaleResultError             the document changed before the answer came; .uri
+    ├── StaleResultError             the document changed before the answer came; .uri
+    └── MessageEncodingError(ValueError)  params or a message that JSON cannot carry
     TransportError(Exception)        the wire failed
     ├── TransportClosedError         sending on a transport that is closed (by us or by the peer)
     ├── FramingError(ValueError)     bytes that are not a readable message; the stream is closed
@@ -24,6 +25,7 @@ __all__ = [
     "ErrorCodes",
     "FramingError",
     "LspError",
+    "MessageEncodingError",
     "SendBufferFullError",
     "StaleResultError",
     "TransportClosedError",
@@ -107,6 +109,22 @@ class StaleResultError(LspError):
 
     def __repr__(self) -> str:
         return f"StaleResultError({self.uri!r}, {self.message!r})"
+
+
+class MessageEncodingError(LspError, ValueError):
+    """A message that cannot be written as JSON: NaN, a lone surrogate, an object JSON lacks.
+
+    Raised by :func:`~adecore_lsp.encode_message` and so by every transport's ``send`` and
+    every session call, before anything is written: the connection is untouched. It is an
+    :class:`LspError` (code ``InvalidParams``) so that a request fails with one type, and a
+    ``ValueError`` because the caller's value is at fault.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(ErrorCodes.InvalidParams, message)
+
+    def __repr__(self) -> str:
+        return f"MessageEncodingError({self.message!r})"
 
 
 class TransportError(Exception):
