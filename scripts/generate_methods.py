@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_META_MODEL = REPO_ROOT.parent / "shared/spec/lsp/3.17/metaModel/metaModel.json"
+DEFAULT_META_MODEL = REPO_ROOT / "spec/lsp/3.17/metaModel.json"
 DEFAULT_OUTPUT = REPO_ROOT / "src/adecore_lsp/protocol/_methods.py"
 
 # Methods the server must answer whatever it announces: the lifecycle, the `$/` protocol

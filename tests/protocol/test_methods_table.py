@@ -16,13 +16,11 @@ from adecore_lsp.protocol import _methods
 from adecore_lsp.protocol._methods import METHODS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-META_MODEL = REPO_ROOT.parent / "shared/spec/lsp/3.17/metaModel/metaModel.json"
+# The copy vendored into the repository; the tests fail (never skip) when it is missing.
+META_MODEL = REPO_ROOT / "spec/lsp/3.17/metaModel.json"
+META_MODEL_LICENCE = REPO_ROOT / "spec/lsp/LICENSE-CC-BY-4.0.txt"
 GENERATOR = REPO_ROOT / "scripts/generate_methods.py"
 TABLE = Path(_methods.__file__)
-
-needs_meta_model = pytest.mark.skipif(
-    not META_MODEL.exists(), reason=f"the LSP metaModel is not at {META_MODEL}"
-)
 
 
 def load_generator() -> ModuleType:
@@ -42,19 +40,23 @@ def generator() -> ModuleType:
 
 @pytest.fixture(scope="module")
 def meta_model() -> dict[str, Any]:
-    if not META_MODEL.exists():
-        pytest.skip(f"the LSP metaModel is not at {META_MODEL}")
     data: dict[str, Any] = json.loads(META_MODEL.read_text(encoding="utf-8"))
     return data
 
 
-@needs_meta_model
+def test_vendored_meta_model_ships_with_its_licence(generator: ModuleType) -> None:
+    """The metaModel and its CC BY 4.0 licence are in the repository; the generator reads it."""
+    assert META_MODEL.is_file(), f"the vendored LSP metaModel is missing: {META_MODEL}"
+    assert "Attribution 4.0 International" in META_MODEL_LICENCE.read_text(encoding="utf-8")
+    assert generator.DEFAULT_META_MODEL == META_MODEL
+    assert json.loads(META_MODEL.read_bytes())["metaData"]["version"] == "3.17.0"
+
+
 def test_checked_in_table_is_what_the_generator_writes(generator: ModuleType) -> None:
     """The checked-in _methods.py equals the generator's output for the metaModel."""
     assert TABLE.read_text(encoding="utf-8") == generator.render_file(META_MODEL)
 
 
-@needs_meta_model
 def test_table_covers_exactly_the_client_methods(meta_model: dict[str, Any]) -> None:
     """Every client-to-server method of the metaModel is in the table, and nothing else is."""
     client = {
@@ -70,7 +72,6 @@ def test_table_covers_exactly_the_client_methods(meta_model: dict[str, Any]) -> 
         )
 
 
-@needs_meta_model
 def test_generator_is_deterministic(generator: ModuleType, meta_model: dict[str, Any]) -> None:
     """Rendering twice, or from a reordered metaModel, gives the same text."""
     shuffled = copy.deepcopy(meta_model)
@@ -79,7 +80,6 @@ def test_generator_is_deterministic(generator: ModuleType, meta_model: dict[str,
     assert generator.render(meta_model, "x") == generator.render(shuffled, "x")
 
 
-@needs_meta_model
 def test_generator_check_mode(generator: ModuleType, tmp_path: Path) -> None:
     """--check passes for an up-to-date file and fails for a stale one; a write makes it pass."""
     output = tmp_path / "_methods.py"
@@ -91,7 +91,6 @@ def test_generator_check_mode(generator: ModuleType, tmp_path: Path) -> None:
     assert output.read_text(encoding="utf-8") == TABLE.read_text(encoding="utf-8")
 
 
-@needs_meta_model
 def test_generator_rejects_an_uncovered_method(
     generator: ModuleType, meta_model: dict[str, Any]
 ) -> None:
@@ -104,7 +103,6 @@ def test_generator_rejects_an_uncovered_method(
         generator.render(changed, "x")
 
 
-@needs_meta_model
 def test_generator_rejects_stale_hand_written_entries(
     generator: ModuleType, meta_model: dict[str, Any]
 ) -> None:
@@ -115,7 +113,6 @@ def test_generator_rejects_stale_hand_written_entries(
         generator.render(changed, "x")
 
 
-@needs_meta_model
 def test_generator_rejects_an_unneeded_override(
     generator: ModuleType, meta_model: dict[str, Any]
 ) -> None:
