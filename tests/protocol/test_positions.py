@@ -352,7 +352,7 @@ def test_edited_index_matches_a_fresh_one(text: str, edits: list[tuple[int, int,
         start = min(where, len(text))
         end = min(start + length, len(text))
         text = text[:start] + inserted + text[end:]
-        index._edit(start, end, text)
+        index.edit(start, end, text)
         fresh = LineIndex(text, "utf-16")
         assert index.line_count == fresh.line_count
         assert [index.line_start(n) for n in range(fresh.line_count)] == [
@@ -361,7 +361,7 @@ def test_edited_index_matches_a_fresh_one(text: str, edits: list[tuple[int, int,
         for offset in range(len(text) + 1):
             assert index.line_of(offset) == fresh.line_of(offset)
         # Reading a copy gives the same answers and editing it leaves the original alone.
-        copy = index._copy()
-        copy._edit(0, len(text), "")
+        copy = index.copy()
+        copy.edit(0, len(text), "")
         assert copy.line_count == 1
         assert index.line_count == fresh.line_count

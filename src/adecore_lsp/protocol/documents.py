@@ -221,8 +221,8 @@ def _apply(
         if index is None:
             index, owned = LineIndex(text, encoding), True
         (start_line, start_char), (end_line, end_char) = span
-        start = index._offset(start_line, start_char, encoding)
-        end = index._offset(end_line, end_char, encoding)
+        start = index.offset_for(start_line, start_char, encoding)
+        end = index.offset_for(end_line, end_char, encoding)
         if collect:
             sent.append({"range": _range(index, start, end, encoding), "text": new})
         text = text[:start] + new + text[end:]
@@ -230,13 +230,13 @@ def _apply(
             index = None  # the caller's index stays as it was
             continue
         if not owned:
-            index, owned = index._copy(), True
-        index._edit(start, end, text)
+            index, owned = index.copy(), True
+        index.edit(start, end, text)
     return text, index, sent
 
 
 def _range(index: LineIndex, start: int, end: int, encoding: PositionEncoding) -> Range:
-    return {"start": index._position(start, encoding), "end": index._position(end, encoding)}
+    return {"start": index.position_for(start, encoding), "end": index.position_for(end, encoding)}
 
 
 def apply_changes(
@@ -449,7 +449,7 @@ class DocumentStore(Mapping[str, TextDocument]):
         if sync_kind == 2:
             change = {"range": _range(index, start, old_end, document.encoding)}
             sent.append({**change, "text": text[start:new_end]})
-        index._edit(start, old_end, text)
+        index.edit(start, old_end, text)
         if blocks is not None:
             blocks.replace(start, old_end, text, new_end)
         self._commit(document, text, chosen, index, blocks)

@@ -222,16 +222,19 @@ class LineIndex:
             ValueError: if ``line`` or ``character`` is missing or not an integer.
         """
         line, character = position_tuple(position)
-        return self._offset(line, character, self._encoding)
+        return self.offset_for(line, character, self._encoding)
 
     def position_at(self, offset: int) -> Position:
         """The LSP position of a ``str`` index (clamped to ``[0, len(text)]``)."""
-        return self._position(offset, self._encoding)
+        return self.position_for(offset, self._encoding)
 
     def range_at(self, start: int, end: int) -> Range:
         """The LSP range from offset ``start`` to offset ``end``."""
         encoding = self._encoding
-        return {"start": self._position(start, encoding), "end": self._position(end, encoding)}
+        return {
+            "start": self.position_for(start, encoding),
+            "end": self.position_for(end, encoding),
+        }
 
     def offsets_of(self, range_: Mapping[str, Any]) -> tuple[int, int]:
         """The ``(start, end)`` offsets of an LSP range, clamped by the module rules.
@@ -242,14 +245,21 @@ class LineIndex:
         (start_line, start_char), (end_line, end_char) = range_tuples(range_)
         encoding = self._encoding
         return (
-            self._offset(start_line, start_char, encoding),
-            self._offset(end_line, end_char, encoding),
+            self.offset_for(start_line, start_char, encoding),
+            self.offset_for(end_line, end_char, encoding),
         )
 
     # The two conversions below inline line_of, line_start and line_end: they run for every
-    # position a server sends or a request carries.
+    # position a server sends or a request carries. They take the encoding as an argument, so
+    # that one index serves positions in any encoding (a document's index is built in the
+    # document's encoding, and changes may be read in another).
 
-    def _offset(self, line: int, character: int, encoding: PositionEncoding) -> int:
+    def offset_for(self, line: int, character: int, encoding: PositionEncoding) -> int:
+        """The ``str`` index of ``(line, character)`` counted in ``encoding``, clamped.
+
+        For callers that have checked the integers already (:func:`position_tuple`) and the
+        encoding (:func:`check_encoding`): neither is checked again here.
+        """
         starts, text = self._starts, self._text
         if line >= len(starts):
             return len(text)
@@ -275,7 +285,11 @@ class LineIndex:
             return start + _utf16_to_code_points(segment, character)
         return start + _utf8_to_code_points(segment, character)
 
-    def _position(self, offset: int, encoding: PositionEncoding) -> Position:
+    def position_for(self, offset: int, encoding: PositionEncoding) -> Position:
+        """The LSP position of a ``str`` index (clamped), its character in ``encoding``.
+
+        ``encoding`` must be a checked one (:func:`check_encoding`); it is not checked here.
+        """
         text = self._text
         if offset < 0:
             offset = 0
@@ -302,11 +316,13 @@ class LineIndex:
 
     # -- editing (for the document model) ------------------------------------------------
 
-    def _edit(self, start: int, end: int, new_text: str) -> None:
-        """Make this index describe ``new_text``: the old ``text[start:end]`` was replaced.
+    def edit(self, start: int, end: int, new_text: str) -> None:
+        """Make this index describe ``new_text``, where the old ``text[start:end]`` was replaced.
 
-        ``new_text`` is ``old[:start] + inserted + old[end:]``. Only the line starts around
-        the edit are found again; the rest move by the change in length, lazily.
+        ``new_text`` must be ``old[:start] + inserted + old[end:]`` with ``0 <= start <= end
+        <= len(old)`` (not checked: this runs for every keystroke). Only the line starts
+        around the edit are found again; the rest move by the change in length, lazily, so an
+        edit costs the same on a line near the top of a long file as near its end.
         """
         inserted_end = end + len(new_text) - len(self._text)
         delta = inserted_end - end
@@ -339,8 +355,8 @@ class LineIndex:
             starts[cut:line] = [value + shift for value in starts[cut:line]]
         self._shift_from = line
 
-    def _copy(self) -> LineIndex:
-        """An independent copy, for editing without touching this one."""
+    def copy(self) -> LineIndex:
+        """An independent copy of this index, to :meth:`edit` while this one stays as it is."""
         copy = LineIndex.__new__(LineIndex)
         copy._encoding = self._encoding
         copy._text = self._text
