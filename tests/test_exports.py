@@ -1,16 +1,33 @@
-"""The public surface: exactly the contract's names, and a protocol/ package without asyncio."""
+"""The public surface: the contract's names and every public submodule's, from one place.
+
+Every name a public submodule lists in its ``__all__`` is re-exported by ``adecore_lsp``
+(the same object, listed in ``adecore_lsp.__all__``), so that ``__all__`` of a submodule
+means "public" and the package is the one place to import from. A module whose name starts
+with ``_`` is private and not checked; modules added later are walked the same way.
+"""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
+import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
+from typing import Protocol
+
+import pytest
 
 import adecore_lsp
+from adecore_lsp.transports import websocket
 
 SRC = Path(adecore_lsp.__file__).parent
+REPO_ROOT = SRC.parents[1]
 
+# /work/shared/spec/python-api.md: every name it lists is importable from adecore_lsp.
 CONTRACT = {
     # Conventions
     "Disposable",
@@ -40,17 +57,133 @@ CONTRACT = {
     "TransportClosedError",
 }
 
+# Public beyond the contract: the errors a send or a transport raises, and what a
+# create_websocket factory must return (the WebSocket protocol types are found below too).
+ALSO_PUBLIC = {
+    "TransportError",
+    "SendBufferFullError",
+    "MessageEncodingError",
+    "WebSocketConnection",
+    "WebSocketFactory",
+}
 
-def test_all_is_exactly_the_contract() -> None:
-    """__all__ lists each contract name once, and nothing else."""
-    assert len(adecore_lsp.__all__) == len(set(adecore_lsp.__all__))
-    assert set(adecore_lsp.__all__) == CONTRACT
+DOCUMENTS = [
+    REPO_ROOT / "README.md",
+    REPO_ROOT / "CHANGELOG.md",
+    *sorted(REPO_ROOT.glob("docs/*.md")),
+]
+
+
+def public_modules() -> list[str]:
+    """Every submodule of adecore_lsp whose dotted name has no part starting with ``_``."""
+    names = []
+    for module in pkgutil.walk_packages(adecore_lsp.__path__, "adecore_lsp."):
+        parts = module.name.split(".")[1:]
+        if not any(part.startswith("_") for part in parts):
+            names.append(module.name)
+    return sorted(names)
+
+
+PUBLIC_MODULES = public_modules()
+
+
+def declared_names(module: ModuleType) -> list[str]:
+    """The module's ``__all__``; a package ``__init__`` without one exports nothing."""
+    return list(getattr(module, "__all__", ()))
+
+
+def documented_names() -> set[str]:
+    """Names the documentation imports from adecore_lsp or spells ``adecore_lsp.X``."""
+    found: set[str] = set()
+    for path in DOCUMENTS:
+        text = path.read_text(encoding="utf-8")
+        for match in re.finditer(
+            r"from adecore_lsp import \(([^)]*)\)|from adecore_lsp import ([^\n]+)", text
+        ):
+            imported = match.group(1) or match.group(2)
+            for item in imported.split(","):
+                name = item.split("#")[0].strip().split(" as ")[0].strip()
+                if name.isidentifier():
+                    found.add(name)
+        found.update(re.findall(r"\badecore_lsp\.([A-Za-z_][A-Za-z0-9_]*)", text))
+    # A dotted reference to a submodule (adecore_lsp.errors) names a module, not a name.
+    submodules = {name.split(".")[1] for name in PUBLIC_MODULES} | {"__all__", "__version__"}
+    return found - submodules
+
+
+def websocket_protocols() -> set[str]:
+    """The typing.Protocol classes that transports/websocket.py defines."""
+    return {
+        name
+        for name, value in vars(websocket).items()
+        if inspect.isclass(value)
+        and Protocol in value.__bases__
+        and value.__module__ == websocket.__name__
+        and not name.startswith("_")
+    }
+
+
+def test_walk_finds_the_public_modules() -> None:
+    """The walk sees the package's modules, so the checks below cannot pass on nothing."""
+    assert {"adecore_lsp.errors", "adecore_lsp.session", "adecore_lsp.protocol.framing"} <= set(
+        PUBLIC_MODULES
+    )
+    assert not any(".__main__" in name or "._" in name for name in PUBLIC_MODULES)
+
+
+def test_contract_names_are_in_all() -> None:
+    """Every name of the API contract is listed in adecore_lsp.__all__."""
+    assert sorted(CONTRACT - set(adecore_lsp.__all__)) == []
+
+
+def test_all_lists_each_name_once() -> None:
+    """No name appears twice in adecore_lsp.__all__."""
+    duplicates = sorted({n for n in adecore_lsp.__all__ if adecore_lsp.__all__.count(n) > 1})
+    assert duplicates == []
 
 
 def test_every_name_in_all_is_importable() -> None:
-    """Each name of __all__ is an attribute of the package."""
-    for name in adecore_lsp.__all__:
-        assert getattr(adecore_lsp, name) is not None
+    """``from adecore_lsp import X`` works for each X in __all__."""
+    missing = [name for name in adecore_lsp.__all__ if not hasattr(adecore_lsp, name)]
+    assert missing == []
+
+
+@pytest.mark.parametrize("module_name", PUBLIC_MODULES)
+def test_public_module_declares_all(module_name: str) -> None:
+    """A public module (not a package) says what it exports, so the check below means something."""
+    module = importlib.import_module(module_name)
+    if not hasattr(module, "__path__"):
+        assert hasattr(module, "__all__"), f"{module_name} has no __all__"
+
+
+@pytest.mark.parametrize("module_name", PUBLIC_MODULES)
+def test_submodule_all_is_reexported(module_name: str) -> None:
+    """Each name in a public submodule's __all__ is adecore_lsp's, the same object, in __all__.
+
+    A name that is internal leaves the submodule's __all__ instead.
+    """
+    module = importlib.import_module(module_name)
+    exported = set(adecore_lsp.__all__)
+    not_reexported = [
+        name
+        for name in declared_names(module)
+        if name not in exported or getattr(adecore_lsp, name, None) is not getattr(module, name)
+    ]
+    assert not_reexported == [], f"{module_name}.__all__ lists {not_reexported}, not re-exported"
+
+
+def test_named_public_names_are_exported() -> None:
+    """The errors of sending and of transports, and the WebSocket protocol types, are public."""
+    protocols = websocket_protocols()
+    assert {"WebSocketConnection", "WebSocketFactory"} <= protocols
+    assert sorted((ALSO_PUBLIC | protocols) - set(adecore_lsp.__all__)) == []
+
+
+def test_documented_names_are_exported() -> None:
+    """Every name the README, the guide or the changelog imports from adecore_lsp is exported."""
+    documented = documented_names()
+    assert {"LspSession", "connect_websocket"} <= documented
+    assert sorted(documented - set(adecore_lsp.__all__)) == []
 
 
 def test_init_only_reexports() -> None:

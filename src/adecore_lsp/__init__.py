@@ -10,45 +10,74 @@ from .errors import (
     ErrorCodes,
     FramingError,
     LspError,
+    MessageEncodingError,
+    SendBufferFullError,
     StaleResultError,
     TransportClosedError,
+    TransportError,
 )
-from .options import LspSessionOptions, SessionState
+from .options import (
+    ApplyEditHandler,
+    ConfigurationHandler,
+    LspSessionOptions,
+    SessionState,
+    ShowMessageHandler,
+)
 from .protocol.documents import TextDocument
 from .protocol.framing import ContentLengthDecoder, encode_message
+from .protocol.positions import LineIndex, Position, PositionEncoding, Range
+from .server_calls import RequestHandler
 from .session import LspSession
-from .transports.base import ByteStream, LspTransport
+from .transports.base import ByteStream, CloseListener, LspTransport, MessageListener
 from .transports.memory import create_memory_transport_pair
 from .transports.process import ServerProcess, process_byte_stream, spawn_server
 from .transports.stream import create_stream_transport
-from .transports.websocket import connect_websocket
-from .types import Disposable
+from .transports.websocket import WebSocketConnection, WebSocketFactory, connect_websocket
+from .types import JSON, Disposable, JSONObject, Listener
 
 __all__ = (
     # conventions
     "Disposable",
+    "JSON",
+    "JSONObject",
+    "Listener",
     # framing
     "ContentLengthDecoder",
     "encode_message",
     # transports
     "ByteStream",
+    "CloseListener",
     "LspTransport",
+    "MessageListener",
     "ServerProcess",
+    "WebSocketConnection",
+    "WebSocketFactory",
     "connect_websocket",
     "create_memory_transport_pair",
     "create_stream_transport",
     "process_byte_stream",
     "spawn_server",
     # session
+    "ApplyEditHandler",
+    "ConfigurationHandler",
     "LspSession",
     "LspSessionOptions",
+    "RequestHandler",
     "SessionState",
-    # documents
+    "ShowMessageHandler",
+    # documents and positions
+    "LineIndex",
+    "Position",
+    "PositionEncoding",
+    "Range",
     "TextDocument",
     # errors
     "ErrorCodes",
     "FramingError",
     "LspError",
+    "MessageEncodingError",
+    "SendBufferFullError",
     "StaleResultError",
     "TransportClosedError",
+    "TransportError",
 )

@@ -14,7 +14,8 @@ from typing import Any
 
 from ..types import JSONObject
 
-__all__ = ["POSITION_ENCODINGS", "build_client_capabilities", "deep_merge"]
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
 
 POSITION_ENCODINGS: tuple[str, ...] = ("utf-32", "utf-8", "utf-16")
 """Offered in this order: utf-32 counts code points, which is what a Python ``str`` indexes."""

@@ -23,7 +23,8 @@ from .documents import (
 )
 from .selectors import DocumentInfo
 
-__all__ = ["DocumentSync", "Snapshot"]
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
 
 Snapshot = tuple[str, int]
 """A document's URI and the version a request was made against."""

@@ -40,18 +40,8 @@ from .positions import (
 )
 from .textdiff import BLOCKS_FROM, Blocks, diff
 
-__all__ = [
-    "SYNC_KINDS",
-    "DocumentStore",
-    "TextDocument",
-    "apply_changes",
-    "did_change_params",
-    "did_close_params",
-    "did_open_params",
-    "did_save_params",
-    "minimal_change",
-    "will_save_params",
-]
+# Public, re-exported by adecore_lsp; the store and the helpers are the session's.
+__all__ = ["TextDocument"]
 
 SYNC_KINDS: Final = (0, 1, 2)
 """``TextDocumentSyncKind``: 0 none, 1 full text, 2 incremental."""

@@ -32,16 +32,8 @@ from collections.abc import Mapping
 from itertools import accumulate
 from typing import Any, Final, Literal, TypedDict
 
-__all__ = [
-    "KNOWN_ENCODINGS",
-    "LineIndex",
-    "Position",
-    "PositionEncoding",
-    "Range",
-    "check_encoding",
-    "position_tuple",
-    "range_tuples",
-]
+# Public, re-exported by adecore_lsp; the checks and helpers below serve the document model.
+__all__ = ["LineIndex", "Position", "PositionEncoding", "Range"]
 
 PositionEncoding = Literal["utf-8", "utf-16", "utf-32"]
 """A ``PositionEncodingKind`` this module converts."""

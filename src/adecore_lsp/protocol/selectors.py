@@ -57,23 +57,8 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 from urllib.parse import unquote, urlsplit
 
-__all__ = [
-    "DocumentInfo",
-    "DocumentLike",
-    "CompiledGlob",
-    "GlobError",
-    "as_document",
-    "compile_glob",
-    "file_operation_filter_problems",
-    "file_operation_filters_match",
-    "filter_matches",
-    "glob_matches",
-    "pattern_matches",
-    "pattern_problems",
-    "selector_matches",
-    "selector_problems",
-    "uri_path",
-]
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["BLOCKS_FROM", "Blocks", "diff"]
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
 
 # Characters compared per slice when looking for the common prefix and suffix: big enough
 # that the Python overhead per block vanishes, small enough that a block past the first
