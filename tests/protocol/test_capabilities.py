@@ -845,3 +845,80 @@ def test_every_table_method_can_be_enabled_by_its_registration() -> None:
         assert spec.method in changed or spec.always, spec.method
         assert registry.supports(spec.method), spec.method
         assert errors == [], spec.method
+
+
+# -- lookups cost what the asked method's registrations cost ---------------------------
+
+
+def _watchers(count: int) -> dict[str, Any]:
+    return {
+        "registrations": [
+            {
+                "id": f"watch-{index}",
+                "method": "workspace/didChangeWatchedFiles",
+                "registerOptions": {"watchers": [{"globPattern": "**/*.py"}]},
+            }
+            for index in range(count)
+        ]
+    }
+
+
+def test_a_lookup_looks_only_at_its_own_methods_registrations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With thousands of file watchers registered, supports() reads none of them."""
+    import adecore_lsp.protocol.capabilities as module
+
+    registry, errors = make({"hoverProvider": True})
+    registry.register(_watchers(5_000))
+    registry.register({"registrations": [{"id": "def", "method": "textDocument/definition"}]})
+    looked_at: list[str] = []
+    enables = module._enables
+
+    def counting(registration: Any, method: str, spec: Any) -> bool:
+        looked_at.append(registration.id)
+        return enables(registration, method, spec)
+
+    monkeypatch.setattr(module, "_enables", counting)
+    assert registry.supports("textDocument/hover", "file:///a.py")
+    assert not registry.supports("textDocument/references")
+    assert registry.supports("textDocument/definition")
+    assert looked_at == ["def"]
+    assert registry.supports("workspace/didChangeWatchedFiles")
+    assert errors == []
+
+
+def test_registrations_by_method_stay_newest_first_across_replacements() -> None:
+    """Replacing, unregistering and re-registering keep the newest registration in charge."""
+    registry, _ = make()
+    tokens = "textDocument/semanticTokens"
+    registry.register(
+        {
+            "registrations": [
+                {"id": "a", "method": tokens, "registerOptions": {"full": True}},
+                {"id": "b", "method": "textDocument/semanticTokens/full", "registerOptions": {}},
+            ]
+        }
+    )
+    assert [r.id for r in registry.registrations()] == ["b", "a"]
+    assert [r.id for r in registry.registrations(tokens)] == ["a"]
+    assert registry.provider_options("textDocument/semanticTokens/full") == {}
+    # "a" registered again is now the newest: its options win.
+    registry.register(
+        {
+            "registrations": [
+                {"id": "a", "method": tokens, "registerOptions": {"full": {"delta": True}}}
+            ]
+        }
+    )
+    assert registry.provider_options("textDocument/semanticTokens/full") == {
+        "full": {"delta": True}
+    }
+    registry.unregister({"unregisterations": [{"id": "a", "method": tokens}]})
+    assert registry.provider_options("textDocument/semanticTokens/full") == {}
+    assert registry.registrations(tokens) == []
+    registry.unregister(
+        {"unregisterations": [{"id": "b", "method": "textDocument/semanticTokens/full"}]}
+    )
+    assert not registry.supports("textDocument/semanticTokens/full")
+    assert registry.registrations() == []

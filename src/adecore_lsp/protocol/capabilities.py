@@ -38,7 +38,7 @@ nothing. Unknown ids in ``unregisterCapability`` are ignored.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final
@@ -130,6 +130,12 @@ class CapabilityRegistry:
         self._on_error = on_error
         self._static: dict[str, Any] = {}
         self._registrations: dict[str, Registration] = {}  # insertion order: oldest first
+        # The same registrations by their method, each bucket oldest first, so that a lookup
+        # costs what that method's registrations cost (servers register file watchers by the
+        # thousand); _order numbers them to merge two buckets newest first.
+        self._by_method: dict[str, dict[str, Registration]] = {}
+        self._order: dict[str, int] = {}
+        self._counter = 0
         self._withdrawn: set[str] = set()  # unregistered ids of static capabilities
         self._reported_globs: set[str] = set()
 
@@ -165,8 +171,8 @@ class CapabilityRegistry:
             registration = self._parse(entry, "registration")
             if registration is None:
                 continue
-            old = self._registrations.pop(registration.id, None)
-            self._registrations[registration.id] = registration
+            old = self._forget(registration.id)
+            self._remember(registration)
             if old is not None:
                 changed += _affected(old.method, old.register_options)
             changed += _affected(registration.method, registration.register_options)
@@ -188,7 +194,7 @@ class CapabilityRegistry:
             parsed = self._parse(entry, "unregistration")
             if parsed is None:
                 continue
-            registration = self._registrations.pop(parsed.id, None)
+            registration = self._forget(parsed.id)
             if registration is not None:
                 changed += _affected(registration.method, registration.register_options)
                 continue
@@ -202,11 +208,29 @@ class CapabilityRegistry:
                 changed += static
         return list(dict.fromkeys(changed))
 
+    def _remember(self, registration: Registration) -> None:
+        self._registrations[registration.id] = registration
+        self._by_method.setdefault(registration.method, {})[registration.id] = registration
+        self._counter += 1
+        self._order[registration.id] = self._counter
+
+    def _forget(self, registration_id: str) -> Registration | None:
+        registration = self._registrations.pop(registration_id, None)
+        if registration is not None:
+            bucket = self._by_method[registration.method]
+            del bucket[registration_id]
+            if not bucket:
+                del self._by_method[registration.method]
+            del self._order[registration_id]
+        return registration
+
     # -- queries ---------------------------------------------------------------------------
 
     def registrations(self, method: str | None = None) -> list[Registration]:
         """The live registrations, newest first; only those named ``method`` if given."""
-        return [r for r in reversed(self._registrations.values()) if method in (None, r.method)]
+        if method is None:
+            return list(reversed(self._registrations.values()))
+        return list(reversed(self._by_method.get(method, {}).values()))
 
     def supports(self, method: str, document: DocumentLike | None = None) -> bool:
         """Whether the server answers ``method`` (for ``document``, when given)."""
@@ -249,7 +273,7 @@ class CapabilityRegistry:
         info = None if document is None else as_document(document)
         spec = METHOD_SPECS.get(method)
         scope = (spec.capability or "") if spec is not None else ""
-        for registration in reversed(self._registrations.values()):
+        for registration in self._candidates(method, spec):
             options = registration.register_options
             if _enables(registration, method, spec) and (
                 info is None or _in_scope(scope, options, info)
@@ -261,6 +285,24 @@ class CapabilityRegistry:
         if provider is None or (info is not None and not _in_scope(scope, provider, info)):
             return None
         return provider
+
+    def _candidates(self, method: str, spec: MethodSpec | None) -> Iterable[Registration]:
+        """The registrations that may enable ``method``, newest first.
+
+        Those of its registration method (``textDocument/semanticTokens`` for
+        ``textDocument/semanticTokens/full``) and those naming ``method`` itself.
+        """
+        by_method = self._by_method
+        own = by_method.get(method)
+        group = by_method.get(spec.registration_method) if spec is not None else None
+        if group is None or spec is None or spec.registration_method == method:
+            return reversed(own.values()) if own else ()
+        if not own:
+            return reversed(group.values())
+        order = self._order
+        merged = [*own.values(), *group.values()]
+        merged.sort(key=lambda registration: order[registration.id], reverse=True)
+        return merged
 
     def _static_provider(self, spec: MethodSpec) -> object:
         """The raw value at the spec's capability path, or ``None``."""
