@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
 from .protocol.client_capabilities import POSITION_ENCODINGS
+from .protocol.states import SessionState
 from .types import JSONObject
 
 __all__ = [
@@ -27,19 +27,6 @@ ApplyEditHandler = Callable[[JSONObject], Any]
 
 ShowMessageHandler = Callable[[JSONObject], Any]
 """Answers a ``window/showMessageRequest`` with one of its actions or ``None``; may be async."""
-
-
-class SessionState(str, Enum):
-    """Where a session is in its life; it only moves forward."""
-
-    NEW = "new"
-    INITIALIZING = "initializing"
-    READY = "ready"
-    CLOSING = "closing"
-    CLOSED = "closed"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass

@@ -1,40 +1,42 @@
 """LspSession: one conversation with one language server over one transport.
 
-The session owns the lifecycle (handshake, shutdown), the request path (ids, deadlines,
-cancellation), the answers to the server's own requests, and the listeners. The JSON-RPC
-bookkeeping itself is sans-IO (:mod:`adecore_lsp.protocol.rpc`); this module adds the event
-loop: futures, deadlines (on the monotonic clock, rung by :mod:`adecore_lsp._alarm`) and
-tasks.
+The session is a pump: it moves messages between the transport and the sans-IO rules of
+:mod:`adecore_lsp.protocol` (JSON-RPC bookkeeping, the state table, the handshake, document
+sync, capabilities) and adds the event loop: futures, one deadline timer
+(:mod:`adecore_lsp.deadlines`) and tasks. The server's own requests are answered by
+:mod:`adecore_lsp.server_calls`. Everything that fails below the session reaches the
+application as an :class:`LspError` from the call, or through ``on_error``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from time import monotonic as _monotonic
 from types import TracebackType
 from typing import Any
-from urllib.parse import unquote, urlparse
-from urllib.request import url2pathname
 
-from ._alarm import Alarm
 from ._emitter import Emitter, log_listener_error
-from ._server_requests import BUILTIN_HANDLERS, BuiltinContext
 from ._version import __version__
-from .errors import ErrorCodes, LspError, StaleResultError, TransportClosedError
+from .deadlines import DeadlineTimer
+from .errors import (
+    ErrorCodes,
+    LspError,
+    MessageEncodingError,
+    StaleResultError,
+    TransportClosedError,
+)
 from .options import (
     ApplyEditHandler,
     ConfigurationHandler,
     LspSessionOptions,
-    SessionState,
     ShowMessageHandler,
 )
 from .protocol.capabilities import CapabilityRegistry, DocumentInfo
-from .protocol.client_capabilities import POSITION_ENCODINGS, build_client_capabilities
+from .protocol.client_capabilities import POSITION_ENCODINGS
 from .protocol.document_sync import DocumentSync
 from .protocol.documents import TextDocument
+from .protocol.lifecycle import check_initialize_result, initialize_params, workspace_folder_list
 from .protocol.rpc import (
     InvalidMessage,
     Notification,
@@ -42,19 +44,17 @@ from .protocol.rpc import (
     Response,
     RpcState,
     StrayResponse,
-    error_response,
     notification,
-    response,
 )
+from .protocol.server_requests import BuiltinContext
+from .protocol.states import SessionEvent, SessionLifecycle, SessionState
+from .server_calls import RequestHandler, ServerCalls
 from .transports.base import LspTransport
 from .types import Disposable, JSONObject
 
-__all__ = ["LspSession", "RequestHandler"]
+__all__ = ["LspSession"]
 
 _logger = logging.getLogger("adecore_lsp")
-
-RequestHandler = Callable[[Any, asyncio.Event], Any]
-"""Answers a server request: gets ``params`` and an event set when the server cancels."""
 
 
 class _Default:
@@ -123,6 +123,8 @@ class LspSession:
             options.process_id = process_id
         self.options = options
         self._transport = transport
+        self._lifecycle = SessionLifecycle()
+        # Mirrors the lifecycle's state, set only by _move: read on every request.
         self._state = SessionState.NEW
         self._rpc: RpcState[asyncio.Future[Any]] = RpcState()
         self._close_reason: BaseException | None = None
@@ -132,7 +134,7 @@ class LspSession:
         # first request (initialize), as no request can come before it.
         self._loop: asyncio.AbstractEventLoop
         # Rings _check_deadlines when the earliest deadline comes.
-        self._alarm = Alarm(self._check_deadlines)
+        self._deadline = DeadlineTimer(self._check_deadlines)
         self._initialize_task: asyncio.Task[JSONObject] | None = None
         self._shutdown_task: asyncio.Task[None] | None = None
         self._server_capabilities: JSONObject = {}
@@ -144,9 +146,6 @@ class LspSession:
         self._progress_listeners: Emitter[JSONObject] = Emitter(self._report)
         self._capability_listeners: Emitter[str] = Emitter(self._report)
         self._notification_listeners: dict[str, Emitter[Any]] = {}
-        self._request_handlers: dict[str, RequestHandler] = {}
-        # Server requests still being answered: id -> (cancel event, task or None).
-        self._server_calls: dict[int | str, tuple[asyncio.Event, asyncio.Task[Any]]] = {}
         self._refresh_pending: dict[str, None] = {}
         self._refresh_handle: asyncio.TimerHandle | None = None
 
@@ -155,10 +154,11 @@ class LspSession:
         self._builtin_context = BuiltinContext(
             options=options,
             registry=self._registry,
-            workspace_folders=self._workspace_folders(),
+            workspace_folders=workspace_folder_list(options.root_uri, options.workspace_folders),
             capabilities_changed=self._announce_capabilities,
             refresh_requested=self._refresh_requested,
         )
+        self._calls = ServerCalls(self._builtin_context, self._send, self._report)
         self._subscriptions: list[Disposable] = []
         self._subscriptions.append(transport.on_message(self._on_message))
         self._subscriptions.append(transport.on_close(self._on_transport_close))
@@ -197,12 +197,15 @@ class LspSession:
 
         Sends ``initialize``, checks the position encoding the server chose, sends
         ``initialized`` and then the configuration, if any. Calling it again returns the
-        same result. A failed handshake closes the session.
+        same result while the session is open; on a closed session it raises ``LspError``
+        (``InvalidRequest``), since a closed session does not start again. A failed handshake
+        closes the session.
         """
+        if self._state is SessionState.CLOSING or self._state is SessionState.CLOSED:
+            error = self._lifecycle.refusal("initialize")
+            raise error from self._close_reason
         if self._initialize_task is None:
-            if self._state is not SessionState.NEW:
-                raise self._unusable_error()
-            self._state = SessionState.INITIALIZING
+            self._move(SessionEvent.INITIALIZE)
             task = asyncio.ensure_future(self._handshake())
             # Retrieved here so that a handshake nobody awaits any more cannot warn.
             task.add_done_callback(_retrieve)
@@ -211,66 +214,44 @@ class LspSession:
 
     def _initialize_params(self) -> JSONObject:
         options = self.options
-        params: JSONObject = {
-            "processId": options.process_id,
-            "clientInfo": options.client_info or {"name": "adecore-lsp", "version": __version__},
-            "rootUri": options.root_uri,
-            "rootPath": _uri_to_path(options.root_uri),
-            "capabilities": build_client_capabilities(
-                position_encodings=options.position_encodings,
-                snippet_support=options.snippet_support,
-                apply_edit=options.on_apply_edit is not None,
-                pull_diagnostics=options.pull_diagnostics,
-                overrides=options.capabilities,
-            ),
-            "workspaceFolders": self._builtin_context.workspace_folders,
-        }
-        if options.initialization_options is not None:
-            params["initializationOptions"] = options.initialization_options
-        return params
-
-    def _workspace_folders(self) -> list[JSONObject] | None:
-        options = self.options
-        if options.workspace_folders is not None:
-            return [dict(folder) for folder in options.workspace_folders]
-        if options.root_uri is None:
-            return None
-        return [{"uri": options.root_uri, "name": _folder_name(options.root_uri)}]
+        return initialize_params(
+            process_id=options.process_id,
+            client_info=options.client_info or {"name": "adecore-lsp", "version": __version__},
+            root_uri=options.root_uri,
+            folders=self._builtin_context.workspace_folders,
+            position_encodings=options.position_encodings,
+            snippet_support=options.snippet_support,
+            apply_edit=options.on_apply_edit is not None,
+            pull_diagnostics=options.pull_diagnostics,
+            capabilities=options.capabilities,
+            initialization_options=options.initialization_options,
+        )
 
     async def _handshake(self) -> JSONObject:
         params = self._initialize_params()
         try:
             result = await self._lifecycle_call("initialize", params, self.options.timeout)
-            if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
-                raise LspError(
-                    ErrorCodes.InvalidRequest,
-                    f"the server's InitializeResult has no capabilities object: {result!r}"[:300],
-                )
-            capabilities: JSONObject = result["capabilities"]
-            encoding = capabilities.get("positionEncoding", "utf-16")
             offered = params["capabilities"]["general"]["positionEncodings"]
-            if encoding not in offered:
-                raise LspError(
-                    ErrorCodes.InvalidParams,
-                    f"the server chose the position encoding {encoding!r}, "
-                    f"which the client did not offer (it offered {', '.join(offered)})",
-                )
+            accepted = check_initialize_result(result, offered)
         except BaseException as error:
             self._abort(error)
             raise
         if self._state is not SessionState.INITIALIZING:
             # Closed while the answer was on its way.
             raise self._unusable_error()
-        self._server_capabilities = capabilities
-        server_info = result.get("serverInfo")
-        self._server_info = server_info if isinstance(server_info, dict) else None
-        self._position_encoding = encoding
-        self._registry.set_server_capabilities(capabilities)
-        self._state = SessionState.READY
+        self._server_capabilities = accepted.capabilities
+        self._server_info = accepted.server_info
+        self._position_encoding = accepted.position_encoding
+        self._registry.set_server_capabilities(accepted.capabilities)
+        self._move(SessionEvent.INITIALIZED)
         self._send(notification("initialized", {}))
         if self.options.configuration is not None:
             self._send_configuration()
-        return result
+        return result  # type: ignore[no-any-return]
+
+    def _move(self, event: SessionEvent) -> None:
+        """Apply ``event`` to the state table; the one place the state changes."""
+        self._state = self._lifecycle.process(event)
 
     def _send_configuration(self) -> None:
         settings = self.options.configuration
@@ -311,21 +292,18 @@ class LspSession:
         future: asyncio.Future[Any] = self._loop.create_future()
         rpc = self._rpc
         if timeout:
-            due = _monotonic() + timeout
+            due = self._loop.time() + timeout
             request_id, message = rpc.request(method, params, future, timeout, due)
         else:
             request_id, message = rpc.request(method, params, future)
         try:
             self._transport.send(message)
-        except TransportClosedError as error:
+        except BaseException as error:
             rpc.forget(request_id)
-            raise self._closed_error(error) from error
-        except BaseException:
-            rpc.forget(request_id)
-            raise
-        # One alarm serves every deadline: only a request due before it moves it.
-        if timeout and due < self._alarm.due:
-            self._alarm.set(due)
+            raise self._send_error(method, error) from error
+        # One timer serves every deadline: only a request due before it moves it.
+        if timeout and due < self._deadline.due:
+            self._deadline.set(due, self._loop)
         try:
             result = await future
         except asyncio.CancelledError:
@@ -346,15 +324,15 @@ class LspSession:
             self._send_cancel(request_id)
 
     def _check_deadlines(self) -> None:
-        """The alarm rang: expire the requests now due, then set it for the next one."""
-        for request_id, method, timeout in self._rpc.pop_due(_monotonic()):
+        """The timer fired: expire the requests now due, then set it for the next one."""
+        for request_id, method, timeout in self._rpc.pop_due(self._loop.time()):
             try:
                 self._expire(request_id, method, timeout)
-            except Exception as error:  # the other deadlines, and the alarm, must go on
+            except Exception as error:  # the other deadlines, and the timer, must go on
                 self._report(error)
         due = self._rpc.next_due()
         if due is not None:
-            self._alarm.set(due)
+            self._deadline.set(due, self._loop)
 
     def _expire(self, request_id: int, method: str, timeout: float) -> None:
         future = self._rpc.cancel(request_id)
@@ -379,8 +357,27 @@ class LspSession:
     def _write_notification(self, method: str, params: Any) -> None:
         try:
             self._transport.send(notification(method, params))
-        except TransportClosedError as error:
-            raise self._closed_error(error) from error
+        except BaseException as error:
+            raise self._send_error(method, error) from error
+
+    def _send_error(self, method: str, error: BaseException) -> BaseException:
+        """What a call raises when the transport refused its message: always an LspError.
+
+        Params JSON cannot carry are a :class:`MessageEncodingError` (a ``ValueError``),
+        whichever transport refused them; a closed transport fails like a closed session.
+        ``KeyboardInterrupt``, ``SystemExit`` and cancellation pass unchanged.
+        """
+        if isinstance(error, MessageEncodingError):
+            return error
+        if isinstance(error, TransportClosedError):
+            return self._closed_error(error)
+        if isinstance(error, (TypeError, ValueError)):
+            return MessageEncodingError(f"cannot send {method}: {error}")
+        if isinstance(error, Exception):
+            return LspError(
+                ErrorCodes.InternalError, f"the transport could not send {method}: {error!r}"
+            )
+        return error
 
     async def execute_command(self, command: str, arguments: Sequence[Any] | None = None) -> Any:
         """Ask the server to run ``command`` (``workspace/executeCommand``)."""
@@ -529,15 +526,7 @@ class LspSession:
         ``client/registerCapability`` and ``client/unregisterCapability``, which the session
         must track. One handler per method: the newest wins.
         """
-        if not callable(handler):
-            raise TypeError(f"a handler must be callable, not {type(handler).__name__}")
-        self._request_handlers[method] = handler
-
-        def remove() -> None:
-            if self._request_handlers.get(method) is handler:
-                del self._request_handlers[method]
-
-        return Disposable(remove)
+        return self._calls.on_request(method, handler)
 
     def on_error(self, listener: Callable[[BaseException], object]) -> Disposable:
         """Hear errors of the connection, of the server's messages and of listeners."""
@@ -572,8 +561,11 @@ class LspSession:
             self._on_server_request(event)
         elif isinstance(event, (StrayResponse, InvalidMessage)):
             self._report(LspError(ErrorCodes.InvalidRequest, event.reason, event.message))
-            if isinstance(event, InvalidMessage) and event.id is not None:
-                self._answer_error(event.id, LspError(ErrorCodes.InvalidRequest, event.reason))
+            if isinstance(event, InvalidMessage) and event.needs_answer:
+                # A request, even one whose id is unusable (then answered with id null).
+                self._calls.answer_error(
+                    event.id, LspError(ErrorCodes.InvalidRequest, event.reason)
+                )
         # A LateResponse answers a request we cancelled: dropped quietly.
 
     def _on_notification(self, event: Notification) -> None:
@@ -581,7 +573,7 @@ class LspSession:
             return
         method, params = event.method, event.params
         if method == "$/cancelRequest":
-            self._server_cancelled(params)
+            self._calls.cancel(params)
         elif method == "$/progress":
             self._progress_listeners.fire(params)
         elif method == "textDocument/publishDiagnostics" and self._sync.accepts_diagnostics(params):
@@ -591,102 +583,34 @@ class LspSession:
             emitter.fire(params)
 
     def _on_server_request(self, event: Request) -> None:
-        if self._state is SessionState.CLOSED:
-            return
-        request_id, method, params = event.id, event.method, event.params
-        if request_id in self._server_calls:
-            self._answer_error(
-                request_id,
-                LspError(ErrorCodes.InvalidRequest, f"request id {request_id!r} is already in use"),
-            )
-            return
-        handler = self._request_handlers.get(method)
-        builtin = BUILTIN_HANDLERS.get(method)
-        cancelled = asyncio.Event()
-        try:
-            if handler is not None and method not in _TRACKED_REQUESTS:
-                result = handler(params, cancelled)
-            elif builtin is not None:
-                result = builtin(self._builtin_context, params)
-            else:
-                self._answer_error(
-                    request_id,
-                    LspError(ErrorCodes.MethodNotFound, f"the client does not handle {method}"),
-                )
-                return
-        except Exception as error:
-            self._answer_failure(request_id, method, error)
-            return
-        if not inspect.isawaitable(result):
-            self._answer(request_id, result)
-            return
-        task = asyncio.ensure_future(_await(result))
-        self._server_calls[request_id] = (cancelled, task)
-        task.add_done_callback(lambda done: self._handler_done(request_id, method, done))
-
-    def _handler_done(self, request_id: int | str, method: str, task: asyncio.Task[Any]) -> None:
-        error = None if task.cancelled() else task.exception()
-        entry = self._server_calls.get(request_id)
-        if entry is None or entry[1] is not task:
-            # Already answered (the server cancelled, or the session closed).
-            if error is not None and not isinstance(error, LspError):
-                self._report(error)
-            return
-        del self._server_calls[request_id]
-        if task.cancelled():
-            self._answer_error(
-                request_id, LspError(ErrorCodes.RequestCancelled, f"{method} was cancelled")
-            )
-        elif error is not None:
-            self._answer_failure(request_id, method, error)
-        else:
-            self._answer(request_id, task.result())
-
-    def _server_cancelled(self, params: Any) -> None:
-        request_id = params.get("id") if isinstance(params, dict) else None
-        if not isinstance(request_id, (int, str)):
-            return
-        entry = self._server_calls.pop(request_id, None)
-        if entry is None:
-            return  # already answered, or never ours: nothing to do
-        cancelled, task = entry
-        cancelled.set()
-        task.cancel()
-        self._answer_error(
-            request_id, LspError(ErrorCodes.RequestCancelled, "the server cancelled the request")
-        )
-
-    def _answer(self, request_id: int | str, result: Any) -> None:
-        try:
-            self._send(response(request_id, result))
-        except (TypeError, ValueError) as error:
-            self._report(error)
-            self._answer_error(
-                request_id,
-                LspError(ErrorCodes.InternalError, f"the client's answer is not JSON: {error}"),
-            )
-
-    def _answer_failure(self, request_id: int | str, method: str, error: BaseException) -> None:
-        if isinstance(error, LspError):
-            self._answer_error(request_id, error)
-            return
-        self._report(error)
-        self._answer_error(
-            request_id,
-            LspError(ErrorCodes.InternalError, f"{method} failed in the client: {error}"),
-        )
-
-    def _answer_error(self, request_id: int | str | None, error: LspError) -> None:
-        self._send(error_response(request_id, error))
+        if self._state is not SessionState.CLOSED:
+            self._calls.receive(event)
 
     def _send(self, message: JSONObject) -> None:
-        """Write ``message`` unless the session is closed; a closed transport is ignored."""
+        """Write a message nobody awaits (an answer, a notification of the session's own).
+
+        Nothing once closed; a closed transport is ignored (the session is closing with it).
+        A message JSON cannot carry raises :class:`MessageEncodingError`, so that an answer
+        can be replaced by an error answer; any other failure of the transport goes to
+        ``on_error``, as no caller can hear it.
+        """
         if self._state is SessionState.CLOSED:
             return
         try:
             self._transport.send(message)
         except TransportClosedError:
             pass
+        except (MessageEncodingError, TypeError, ValueError) as error:
+            if isinstance(error, MessageEncodingError):
+                raise
+            raise MessageEncodingError(f"cannot encode the message: {error}") from error
+        except Exception as error:
+            self._report(
+                LspError(
+                    ErrorCodes.InternalError,
+                    f"the transport could not send {_describe(message)}: {error!r}",
+                )
+            )
 
     # -- closing -----------------------------------------------------------------------
 
@@ -711,13 +635,14 @@ class LspSession:
                     self.close_document(uri)
                 except LspError:
                     break  # the connection is gone: nothing more can be sent
-            self._state = SessionState.CLOSING
+            self._move(SessionEvent.SHUTDOWN)
             try:
                 await self._lifecycle_call("shutdown", None, self.options.shutdown_timeout)
             except LspError:
                 pass  # a server that does not answer, or answers wrongly, still gets exit
             self._send(notification("exit"))
         self._abort(None)
+        await self._calls.wait_closed()
 
     def _abort(self, reason: BaseException | None) -> None:
         """Close the transport (the write side first ends); rejects what is pending."""
@@ -733,7 +658,7 @@ class LspSession:
         if self._state is SessionState.CLOSED:
             return
         ours = self._closed_by_us or self._state is SessionState.CLOSING
-        self._state = SessionState.CLOSED
+        self._move(SessionEvent.CLOSE)
         if reason is None and not ours:
             # The server hung up (it exited, or closed its end) without being asked to.
             reason = TransportClosedError("the server closed the connection")
@@ -745,15 +670,11 @@ class LspSession:
                 error = LspError(ErrorCodes.InternalError, f"the connection closed: {cause}")
                 error.__cause__ = cause
                 future.set_exception(error)
-        calls = list(self._server_calls.values())
-        self._server_calls.clear()
-        for cancelled, task in calls:
-            cancelled.set()
-            task.cancel()
+        self._calls.close()
         if self._refresh_handle is not None:
             self._refresh_handle.cancel()
             self._refresh_handle = None
-        self._alarm.close()  # a send that closed the session sets it no more
+        self._deadline.close()  # a send that closed the session sets it no more
         for subscription in self._subscriptions:
             subscription.dispose()
         if reason is not None and not ours:
@@ -786,28 +707,14 @@ class LspSession:
         await self.shutdown()
 
 
-# Requests the session must see itself even when the application handles them too.
-_TRACKED_REQUESTS = frozenset({"client/registerCapability", "client/unregisterCapability"})
-
-
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
-
-
 def _retrieve(task: asyncio.Task[Any]) -> None:
     if not task.cancelled():
         task.exception()
 
 
-def _folder_name(uri: str) -> str:
-    path = unquote(urlparse(uri).path).rstrip("/")
-    return path.rsplit("/", 1)[-1] or uri
-
-
-def _uri_to_path(uri: str | None) -> str | None:
-    if uri is None:
-        return None
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
-        return None
-    return url2pathname(unquote(parsed.path))
+def _describe(message: JSONObject) -> str:
+    """A message in a few words, for an error report."""
+    method = message.get("method")
+    if isinstance(method, str):
+        return method
+    return f"the answer to request {message.get('id')!r}"

@@ -293,7 +293,7 @@ class SessionMachine(RuleBasedStateMachine):
         self._turns()
         assert all(task.done() for task in self.tasks)
         assert self.session._rpc.pending == {}
-        assert self.session._server_calls == {}
+        assert self.session._calls.running == 0
 
     async def _finish_tasks(self) -> None:
         """Cancel and reap every task left, so none can warn."""

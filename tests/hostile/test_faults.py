@@ -52,7 +52,7 @@ async def assert_nothing_left(session: LspSession) -> None:
     """No pending request, no server call in progress, no task still running."""
     await asyncio.sleep(0)  # let done callbacks run
     assert session._rpc.pending == {}
-    assert session._server_calls == {}
+    assert session._calls.running == 0
     current = asyncio.current_task()
     running = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
     assert running == []
@@ -421,7 +421,7 @@ async def test_a_flood_of_server_requests_is_answered_once_each(
     in_flight: list[int] = []
 
     async def answer(params: Any, cancelled: asyncio.Event) -> int:
-        in_flight.append(len(session._server_calls))
+        in_flight.append(session._calls.running)
         await asyncio.sleep(0)
         return int(params["n"])
 
@@ -440,7 +440,7 @@ async def test_a_flood_of_server_requests_is_answered_once_each(
     assert await session.request("hostile/stats-now") == stats
     assert set(server.answers.values()) == {1}
     # Nothing kept per answered request: no growth beyond what is in progress.
-    assert session._server_calls == {}
+    assert session._calls.running == 0
     if handled:
         assert len(in_flight) == 10_000
     assert watched.errors == []

@@ -167,22 +167,23 @@ async def test_deadline_sends_one_cancel_and_raises_request_cancelled(
     assert len(server.messages("$/cancelRequest")) == 1
 
 
-async def test_pending_deadlines_keep_no_timer_in_the_event_loop(
+async def test_pending_deadlines_share_one_loop_timer_on_the_earliest(
     server: FakeServer, ready: LspSession
 ) -> None:
-    """Deadlines wait on the shared alarm thread: the loop itself keeps no timer for them.
-
-    An asyncio timer would make every turn of the loop read the clock and arm a kernel
-    timer for as long as any request is pending.
-    """
+    """However many requests are pending, the session keeps one timer, for the earliest."""
     server.on("slow", lambda params: NO_ANSWER)
     loop = asyncio.get_running_loop()
+    before = loop.time()
     calls = [asyncio.ensure_future(ready.request("slow", timeout=t)) for t in (30.0, 5.0, 60.0)]
     await server.wait_for("slow", 3)
-    assert [handle for handle in loop._scheduled if not handle.cancelled()] == []  # type: ignore[attr-defined]
+    live = [handle for handle in loop._scheduled if not handle.cancelled()]  # type: ignore[attr-defined]
+    assert len(live) == 1
+    assert before + 5.0 <= live[0].when() <= loop.time() + 5.0
     for call in calls:
         call.cancel()
     await asyncio.gather(*calls, return_exceptions=True)
+    await ready.shutdown()
+    assert [handle for handle in loop._scheduled if not handle.cancelled()] == []  # type: ignore[attr-defined]
 
 
 async def test_deadlines_of_different_lengths_each_expire_on_time(
@@ -206,12 +207,12 @@ async def test_deadlines_of_different_lengths_each_expire_on_time(
     assert len(server.messages("$/cancelRequest")) == 3
 
 
-async def test_a_send_that_closes_the_transport_fails_at_once_and_sets_no_alarm(
+async def test_a_send_that_closes_the_transport_fails_at_once_and_sets_no_timer(
     pair: Any, server: FakeServer, ready: LspSession
 ) -> None:
     """A write failure that closes the transport inside send ends that request at once.
 
-    Nothing is pending afterwards, so no deadline alarm is left behind either.
+    Nothing is pending afterwards, so no deadline timer is left behind either.
     """
     transport = pair[0]
 
@@ -224,7 +225,7 @@ async def test_a_send_that_closes_the_transport_fails_at_once_and_sets_no_alarm(
         await asyncio.wait_for(ready.request("a", timeout=30), 1)
     assert isinstance(caught.value.__cause__, TransportClosedError)
     assert ready.state is SessionState.CLOSED
-    assert ready._alarm.due == float("inf")  # closed with the session: set no more
+    assert ready._deadline.due == float("inf")  # closed with the session: set no more
     assert ready._rpc.pending == {}
 
 

@@ -87,13 +87,15 @@ class Notification:
 class InvalidMessage:
     """A message that is no JSON-RPC request, notification or response.
 
-    ``id`` is set when the message was a request with a usable id, so it can be answered
-    with ``InvalidRequest``.
+    ``needs_answer`` is set when the message was meant as a request (it has a ``method`` and
+    an ``id``): it must be answered with ``InvalidRequest``, under its ``id`` when that is
+    usable, else under ``null`` (``id`` is then None), as JSON-RPC 2.0 says.
     """
 
     message: JSONObject
     reason: str
     id: int | str | None = None
+    needs_answer: bool = False
 
 
 IncomingEvent = (
@@ -287,11 +289,19 @@ class RpcState(Generic[W]):
         if not isinstance(method, str):
             bad_id = message.get("id")
             return InvalidMessage(
-                message, "the method is not a string", bad_id if _is_id(bad_id) else None
+                message,
+                "the method is not a string",
+                bad_id if _is_id(bad_id) else None,
+                needs_answer="id" in message,
             )
         if "id" in message:
             request_id = message["id"]
             if not _is_id(request_id):
-                return InvalidMessage(message, f"a request with the invalid id {request_id!r}")
+                return InvalidMessage(
+                    message,
+                    f"a request with the invalid id {request_id!r} (an id is an integer or a "
+                    "string)",
+                    needs_answer=True,
+                )
             return Request(request_id, method, message.get("params"))
         return Notification(method, message.get("params"))

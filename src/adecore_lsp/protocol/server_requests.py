@@ -1,8 +1,10 @@
-"""The session's own answers to the requests a server sends.
+"""The session's own answers to the requests a server sends, without I/O.
 
 Each handler takes the session's :class:`BuiltinContext` and the request's ``params`` and
-returns the result, or an awaitable of it when an application callback is async. Raising
-:class:`~adecore_lsp.LspError` answers with that error.
+returns the result, an awaitable of it when an application callback is async, or
+:class:`ItemAnswers` when each item of the request got its own answer and some of them are
+awaitables (the I/O layer awaits them together). Raising :class:`~adecore_lsp.LspError`
+answers with that error.
 """
 
 from __future__ import annotations
@@ -10,15 +12,23 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from .errors import ErrorCodes, LspError
-from .options import LspSessionOptions
-from .protocol.capabilities import CapabilityRegistry
-from .protocol.configuration import configuration_value
-from .types import JSON, JSONObject
+from ..errors import ErrorCodes, LspError
+from ..types import JSONObject
+from .capabilities import CapabilityRegistry
+from .configuration import configuration_value
 
-__all__ = ["BUILTIN_HANDLERS", "REFRESH_REQUESTS", "BuiltinContext", "BuiltinHandler"]
+__all__ = [
+    "APPLY_EDIT_REFUSED",
+    "BUILTIN_HANDLERS",
+    "REFRESH_REQUESTS",
+    "BuiltinContext",
+    "BuiltinHandler",
+    "HandlerOptions",
+    "ItemAnswers",
+    "close_awaitables",
+]
 
 # What each refresh request asks the client to ask again for.
 REFRESH_REQUESTS: Mapping[str, tuple[str, ...]] = {
@@ -37,11 +47,31 @@ REFRESH_REQUESTS: Mapping[str, tuple[str, ...]] = {
 APPLY_EDIT_REFUSED = "this client applies no workspace edits (no on_apply_edit was given)"
 
 
+class HandlerOptions(Protocol):
+    """The session options the built-in answers read (``LspSessionOptions`` has them)."""
+
+    configuration: Mapping[str, Any] | None
+    on_configuration: Callable[[JSONObject], Any] | None
+    on_apply_edit: Callable[[JSONObject], Any] | None
+    on_show_message: Callable[[JSONObject], Any] | None
+
+
+@dataclass(frozen=True)
+class ItemAnswers:
+    """One answer per item of a request, some of them awaitables still to be awaited.
+
+    The I/O layer awaits every awaitable among them concurrently, and answers with the list
+    of results, or with the first failure once all of them have ended.
+    """
+
+    answers: list[Any]
+
+
 @dataclass
 class BuiltinContext:
     """What the built-in answers read and touch in their session."""
 
-    options: LspSessionOptions
+    options: HandlerOptions
     registry: CapabilityRegistry
     workspace_folders: list[JSONObject] | None
     capabilities_changed: Callable[[list[str]], None]
@@ -68,14 +98,24 @@ def _configuration(context: BuiltinContext, params: Any) -> Any:
             configuration_value(settings, item.get("section") if isinstance(item, dict) else None)
             for item in items
         ]
-    answers = [callback(item) for item in items]
+    answers: list[Any] = []
+    try:
+        for item in items:
+            answers.append(callback(item))
+    except BaseException:
+        # The items answered so far will never be awaited: close their coroutines.
+        close_awaitables(answers)
+        raise
     if not any(inspect.isawaitable(answer) for answer in answers):
         return answers
+    return ItemAnswers(answers)
 
-    async def gather() -> list[JSON]:
-        return [await answer if inspect.isawaitable(answer) else answer for answer in answers]
 
-    return gather()
+def close_awaitables(answers: list[Any]) -> None:
+    """Close every coroutine among ``answers``, so that none is left never awaited."""
+    for answer in answers:
+        if inspect.iscoroutine(answer):
+            answer.close()
 
 
 def _workspace_folders(context: BuiltinContext, params: Any) -> Any:

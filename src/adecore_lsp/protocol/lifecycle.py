@@ -1,0 +1,100 @@
+"""The handshake without I/O: the ``initialize`` params a session sends, and the checks of
+the ``InitializeResult`` it gets back."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ErrorCodes, LspError
+from ..types import JSONObject
+from .client_capabilities import build_client_capabilities
+from .uris import folder_name, uri_to_path
+
+__all__ = [
+    "HandshakeResult",
+    "check_initialize_result",
+    "initialize_params",
+    "workspace_folder_list",
+]
+
+
+def workspace_folder_list(
+    root_uri: str | None, folders: Sequence[Mapping[str, Any]] | None
+) -> list[JSONObject] | None:
+    """The ``WorkspaceFolder`` list: the folders given, else one made from ``root_uri``."""
+    if folders is not None:
+        return [dict(folder) for folder in folders]
+    if root_uri is None:
+        return None
+    return [{"uri": root_uri, "name": folder_name(root_uri)}]
+
+
+def initialize_params(
+    *,
+    process_id: int | None,
+    client_info: JSONObject,
+    root_uri: str | None,
+    folders: list[JSONObject] | None,
+    position_encodings: Sequence[str],
+    snippet_support: bool,
+    apply_edit: bool,
+    pull_diagnostics: bool,
+    capabilities: Mapping[str, Any] | None,
+    initialization_options: Any,
+) -> JSONObject:
+    """The params of ``initialize``; ``initializationOptions`` is left out when None."""
+    params: JSONObject = {
+        "processId": process_id,
+        "clientInfo": client_info,
+        "rootUri": root_uri,
+        "rootPath": None if root_uri is None else uri_to_path(root_uri),
+        "capabilities": build_client_capabilities(
+            position_encodings=position_encodings,
+            snippet_support=snippet_support,
+            apply_edit=apply_edit,
+            pull_diagnostics=pull_diagnostics,
+            overrides=capabilities,
+        ),
+        "workspaceFolders": folders,
+    }
+    if initialization_options is not None:
+        params["initializationOptions"] = initialization_options
+    return params
+
+
+@dataclass(frozen=True)
+class HandshakeResult:
+    """What a session keeps of an accepted ``InitializeResult``."""
+
+    capabilities: JSONObject
+    server_info: JSONObject | None
+    position_encoding: str
+
+
+def check_initialize_result(result: object, offered: Sequence[str]) -> HandshakeResult:
+    """Accept a server's ``InitializeResult`` or raise the :class:`LspError` that says why not.
+
+    ``offered`` is the position encodings the client offered; the server's choice must be
+    one of them (none given means ``utf-16``).
+    """
+    if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
+        raise LspError(
+            ErrorCodes.InvalidRequest,
+            f"the server's InitializeResult has no capabilities object: {result!r}"[:300],
+        )
+    capabilities: JSONObject = result["capabilities"]
+    encoding = capabilities.get("positionEncoding", "utf-16")
+    if encoding not in offered:
+        raise LspError(
+            ErrorCodes.InvalidParams,
+            f"the server chose the position encoding {encoding!r}, "
+            f"which the client did not offer (it offered {', '.join(offered)})",
+        )
+    server_info = result.get("serverInfo")
+    return HandshakeResult(
+        capabilities=capabilities,
+        server_info=server_info if isinstance(server_info, dict) else None,
+        position_encoding=encoding,
+    )

@@ -1,0 +1,37 @@
+"""``file:`` URIs and paths, as plain string functions (no file system is touched)."""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import unquote, urlsplit
+
+__all__ = ["folder_name", "uri_to_path"]
+
+_WINDOWS = os.name == "nt"
+
+
+def uri_to_path(uri: str, *, windows: bool = _WINDOWS) -> str | None:
+    """The local path a ``file:`` URI names, or ``None`` for a URI of another scheme.
+
+    Percent-escapes are decoded. With ``windows``, ``file:///c%3A/x`` and ``file:///C:/x``
+    give ``C:\\x`` and ``file://host/share/x`` the UNC path ``\\\\host\\share\\x``.
+    """
+    parts = urlsplit(uri)
+    if parts.scheme.lower() != "file":
+        return None
+    path = unquote(parts.path)
+    host = parts.netloc
+    if not windows:
+        return path
+    if len(path) >= 3 and path[0] == "/" and path[2] == ":" and path[1].isalpha():
+        path = path[1].upper() + path[2:]
+    path = path.replace("/", "\\")
+    if host and host.lower() != "localhost":
+        return f"\\\\{unquote(host)}{path}"
+    return path
+
+
+def folder_name(uri: str) -> str:
+    """The last segment of a URI's path, decoded: a workspace folder's default name."""
+    path = unquote(urlsplit(uri).path).rstrip("/")
+    return path.rsplit("/", 1)[-1] or uri
