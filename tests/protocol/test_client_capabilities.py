@@ -38,3 +38,12 @@ def test_overrides_merge_deeply_and_do_not_alias() -> None:
 def test_deep_merge_replaces_non_objects() -> None:
     """A non-object value replaces whatever stood there."""
     assert deep_merge({"a": {"b": 1}, "c": 1}, {"a": 2, "c": {"d": 1}}) == {"a": 2, "c": {"d": 1}}
+
+
+def test_pull_diagnostics_advertises_the_diagnostic_capability() -> None:
+    """pull_diagnostics adds textDocument.diagnostic, registrable, without related documents."""
+    capabilities = build_client_capabilities(pull_diagnostics=True)
+    assert capabilities["textDocument"]["diagnostic"] == {
+        "dynamicRegistration": True,
+        "relatedDocumentSupport": False,
+    }

@@ -210,6 +210,27 @@ def test_offsets_clamp(encoding: str, offset: int, position: tuple[int, int]) ->
     }
 
 
+@pytest.mark.parametrize(
+    ("text", "starts", "ends"),
+    [
+        ("ab\ncd", [0, 3], [2, 5]),
+        ("ab\r\ncd", [0, 4], [2, 6]),
+        ("ab\rcd\r", [0, 3, 6], [2, 5, 6]),
+        ("", [0], [0]),
+    ],
+)
+def test_line_start_and_end(text: str, starts: list[int], ends: list[int]) -> None:
+    """Each line starts after its break and ends before it; lines outside are clamped."""
+    index = LineIndex(text)
+    last = index.line_count - 1
+    assert [index.line_start(line) for line in range(-1, last + 2)] == [
+        starts[0],
+        *starts,
+        starts[-1],
+    ]
+    assert [index.line_end(line) for line in range(-1, last + 2)] == [ends[0], *ends, ends[-1]]
+
+
 def test_between_cr_and_lf_is_line_end() -> None:
     """The offset between \\r and \\n names the end of its line, before the break."""
     index = LineIndex("ab\r\ncd", "utf-8")

@@ -134,6 +134,32 @@ def test_ignore_case() -> None:
     assert not glob_matches("**/*.TS", "/a/b.ts")
 
 
+@pytest.mark.parametrize(
+    ("glob", "path", "expected"),
+    [
+        ("STRASSE", "strasse", True),
+        # "ß" casefolds to "ss", two characters: it is compared as its lower case instead.
+        ("Maß", "MASS", False),
+        ("Maß", "maß", True),
+        # "İ" has no one-character lower case either: it only matches itself.
+        ("İ.txt", "İ.TXT", True),
+        ("İ.txt", "i.txt", False),
+    ],
+)
+def test_ignore_case_keeps_each_character_one_character(
+    glob: str, path: str, expected: bool
+) -> None:
+    """Case folding never changes a character into several, so positions stay aligned."""
+    assert glob_matches(glob, path, ignore_case=True) is expected
+
+
+def test_compiled_glob_repr_names_the_glob() -> None:
+    """A compiled glob shows its source and its case rule."""
+    assert repr(compile_glob("**/*.py", ignore_case=True)) == (
+        "CompiledGlob('**/*.py', ignore_case=True)"
+    )
+
+
 _LITERAL = st.text(
     alphabet=st.characters(exclude_characters="*?[]{}\\/,"),
     max_size=20,
@@ -204,6 +230,9 @@ def test_pattern_matches_decoded_path() -> None:
             True,
         ),
         ({"baseUri": "file:///ws", "pattern": "{x"}, "file:///ws/x", False),
+        # The base itself is the empty relative path, which only a pattern like ** matches.
+        ({"baseUri": "file:///ws", "pattern": "**"}, "file:///ws", True),
+        ({"baseUri": "file:///ws/", "pattern": "*.py"}, "file:///ws", False),
         ({"baseUri": 5, "pattern": "**"}, "file:///ws/x", False),
         ({"pattern": "**"}, "file:///ws/x", False),
         (7, "file:///ws/x", False),
