@@ -145,3 +145,34 @@ class SendBufferFullError(TransportError, BufferError):
     The transport stays open and every message accepted before is still sent; try again
     once the peer has caught up, or close the transport.
     """
+
+
+# -- translation at the session's boundary (not public names) ----------------------------
+
+
+def closed_session_error(cause: BaseException | None) -> LspError:
+    """What a call on a closed session raises: ``InternalError``, chained to what closed it."""
+    error = LspError(ErrorCodes.InternalError, f"the session is closed: {cause or 'closed'}")
+    error.__cause__ = cause
+    return error
+
+
+def send_failure(method: str, error: BaseException) -> BaseException:
+    """What a call raises when the transport refused its message: always an :class:`LspError`.
+
+    Params JSON cannot carry are a :class:`MessageEncodingError` (a ``ValueError``) whichever
+    transport refused them; a closed transport fails like a closed session; anything else a
+    transport raises (``SendBufferFullError``, ``OSError``) is an ``InternalError`` with the
+    cause chained. ``KeyboardInterrupt``, ``SystemExit`` and cancellation pass unchanged.
+    """
+    if isinstance(error, MessageEncodingError):
+        return error
+    if isinstance(error, TransportClosedError):
+        return closed_session_error(error)
+    if isinstance(error, (TypeError, ValueError)):
+        return MessageEncodingError(f"cannot send {method}: {error}")
+    if isinstance(error, Exception):
+        return LspError(
+            ErrorCodes.InternalError, f"the transport could not send {method}: {error!r}"
+        )
+    return error

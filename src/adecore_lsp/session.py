@@ -16,27 +16,34 @@ from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
-from ._emitter import Emitter, log_listener_error
 from ._version import __version__
-from .deadlines import DeadlineTimer
+from .deadlines import RequestDeadlines
 from .errors import (
     ErrorCodes,
     LspError,
     MessageEncodingError,
     StaleResultError,
     TransportClosedError,
+    closed_session_error,
+    send_failure,
 )
+from .listeners import SessionListeners
 from .options import (
     ApplyEditHandler,
     ConfigurationHandler,
     LspSessionOptions,
     ShowMessageHandler,
 )
-from .protocol.capabilities import CapabilityRegistry, DocumentInfo
+from .protocol.capabilities import CapabilityRegistry
 from .protocol.client_capabilities import POSITION_ENCODINGS
 from .protocol.document_sync import DocumentSync
 from .protocol.documents import TextDocument
-from .protocol.lifecycle import check_initialize_result, initialize_params, workspace_folder_list
+from .protocol.lifecycle import (
+    HandshakeResult,
+    check_initialize_result,
+    initialize_params,
+    workspace_folder_list,
+)
 from .protocol.rpc import (
     InvalidMessage,
     Notification,
@@ -46,6 +53,7 @@ from .protocol.rpc import (
     StrayResponse,
     notification,
 )
+from .protocol.selectors import DocumentInfo, as_document
 from .protocol.server_requests import BuiltinContext
 from .protocol.states import SessionEvent, SessionLifecycle, SessionState
 from .server_calls import RequestHandler, ServerCalls
@@ -133,21 +141,13 @@ class LspSession:
         # The loop of the handshake, where every request of the session runs: set by the
         # first request (initialize), as no request can come before it.
         self._loop: asyncio.AbstractEventLoop
-        # Rings _check_deadlines when the earliest deadline comes.
-        self._deadline = DeadlineTimer(self._check_deadlines)
         self._initialize_task: asyncio.Task[JSONObject] | None = None
         self._shutdown_task: asyncio.Task[None] | None = None
-        self._server_capabilities: JSONObject = {}
-        self._server_info: JSONObject | None = None
-        self._position_encoding: str | None = None
+        self._accepted: HandshakeResult | None = None
 
-        self._error_listeners: Emitter[BaseException] = Emitter(log_listener_error)
-        self._diagnostics_listeners: Emitter[JSONObject] = Emitter(self._report)
-        self._progress_listeners: Emitter[JSONObject] = Emitter(self._report)
-        self._capability_listeners: Emitter[str] = Emitter(self._report)
-        self._notification_listeners: dict[str, Emitter[Any]] = {}
-        self._refresh_pending: dict[str, None] = {}
-        self._refresh_handle: asyncio.TimerHandle | None = None
+        self._listeners = listeners = SessionListeners(options.refresh_window)
+        self._report = listeners.report
+        self._deadline = RequestDeadlines(self._rpc, self._expire, self._report)
 
         self._registry = CapabilityRegistry(on_error=self._report)
         self._sync = DocumentSync(self._registry, self._write_notification)
@@ -155,8 +155,8 @@ class LspSession:
             options=options,
             registry=self._registry,
             workspace_folders=workspace_folder_list(options.root_uri, options.workspace_folders),
-            capabilities_changed=self._announce_capabilities,
-            refresh_requested=self._refresh_requested,
+            capabilities_changed=listeners.capabilities_changed,
+            refresh_requested=listeners.refresh_requested,
         )
         self._calls = ServerCalls(self._builtin_context, self._send, self._report)
         self._subscriptions: list[Disposable] = []
@@ -173,17 +173,17 @@ class LspSession:
     @property
     def server_capabilities(self) -> JSONObject:
         """The ``capabilities`` of the server's ``InitializeResult`` (``{}`` before it)."""
-        return self._server_capabilities
+        return {} if self._accepted is None else self._accepted.capabilities
 
     @property
     def server_info(self) -> JSONObject | None:
         """The server's ``serverInfo`` (name and version), if it gave one."""
-        return self._server_info
+        return None if self._accepted is None else self._accepted.server_info
 
     @property
     def position_encoding(self) -> str | None:
         """The negotiated position encoding; ``None`` until the handshake is done."""
-        return self._position_encoding
+        return None if self._accepted is None else self._accepted.position_encoding
 
     @property
     def transport(self) -> LspTransport:
@@ -212,23 +212,9 @@ class LspSession:
             self._initialize_task = task
         return await asyncio.shield(self._initialize_task)
 
-    def _initialize_params(self) -> JSONObject:
-        options = self.options
-        return initialize_params(
-            process_id=options.process_id,
-            client_info=options.client_info or {"name": "adecore-lsp", "version": __version__},
-            root_uri=options.root_uri,
-            folders=self._builtin_context.workspace_folders,
-            position_encodings=options.position_encodings,
-            snippet_support=options.snippet_support,
-            apply_edit=options.on_apply_edit is not None,
-            pull_diagnostics=options.pull_diagnostics,
-            capabilities=options.capabilities,
-            initialization_options=options.initialization_options,
-        )
-
     async def _handshake(self) -> JSONObject:
-        params = self._initialize_params()
+        client = {"name": "adecore-lsp", "version": __version__}
+        params = initialize_params(self.options, self._builtin_context.workspace_folders, client)
         try:
             result = await self._lifecycle_call("initialize", params, self.options.timeout)
             offered = params["capabilities"]["general"]["positionEncodings"]
@@ -239,9 +225,7 @@ class LspSession:
         if self._state is not SessionState.INITIALIZING:
             # Closed while the answer was on its way.
             raise self._unusable_error()
-        self._server_capabilities = accepted.capabilities
-        self._server_info = accepted.server_info
-        self._position_encoding = accepted.position_encoding
+        self._accepted = accepted
         self._registry.set_server_capabilities(accepted.capabilities)
         self._move(SessionEvent.INITIALIZED)
         self._send(notification("initialized", {}))
@@ -300,7 +284,7 @@ class LspSession:
             self._transport.send(message)
         except BaseException as error:
             rpc.forget(request_id)
-            raise self._send_error(method, error) from error
+            raise send_failure(method, error) from error
         # One timer serves every deadline: only a request due before it moves it.
         if timeout and due < self._deadline.due:
             self._deadline.set(due, self._loop)
@@ -322,17 +306,6 @@ class LspSession:
         """The awaiting task was cancelled: tell the server, unless it already answered."""
         if self._rpc.cancel(request_id) is not None:
             self._send_cancel(request_id)
-
-    def _check_deadlines(self) -> None:
-        """The timer fired: expire the requests now due, then set it for the next one."""
-        for request_id, method, timeout in self._rpc.pop_due(self._loop.time()):
-            try:
-                self._expire(request_id, method, timeout)
-            except Exception as error:  # the other deadlines, and the timer, must go on
-                self._report(error)
-        due = self._rpc.next_due()
-        if due is not None:
-            self._deadline.set(due, self._loop)
 
     def _expire(self, request_id: int, method: str, timeout: float) -> None:
         future = self._rpc.cancel(request_id)
@@ -358,26 +331,7 @@ class LspSession:
         try:
             self._transport.send(notification(method, params))
         except BaseException as error:
-            raise self._send_error(method, error) from error
-
-    def _send_error(self, method: str, error: BaseException) -> BaseException:
-        """What a call raises when the transport refused its message: always an LspError.
-
-        Params JSON cannot carry are a :class:`MessageEncodingError` (a ``ValueError``),
-        whichever transport refused them; a closed transport fails like a closed session.
-        ``KeyboardInterrupt``, ``SystemExit`` and cancellation pass unchanged.
-        """
-        if isinstance(error, MessageEncodingError):
-            return error
-        if isinstance(error, TransportClosedError):
-            return self._closed_error(error)
-        if isinstance(error, (TypeError, ValueError)):
-            return MessageEncodingError(f"cannot send {method}: {error}")
-        if isinstance(error, Exception):
-            return LspError(
-                ErrorCodes.InternalError, f"the transport could not send {method}: {error!r}"
-            )
-        return error
+            raise send_failure(method, error) from error
 
     async def execute_command(self, command: str, arguments: Sequence[Any] | None = None) -> Any:
         """Ask the server to run ``command`` (``workspace/executeCommand``)."""
@@ -408,7 +362,7 @@ class LspSession:
         ``ValueError``; a version continues from the last one the URI had in this session.
         """
         self._check_ready()
-        encoding = self._position_encoding or "utf-16"
+        encoding = self.position_encoding or "utf-16"
         return self._sync.open(uri, language_id, text, encoding)
 
     def change_document(
@@ -437,7 +391,7 @@ class LspSession:
         """Close a document: ``didClose`` when wanted, and an empty report to ``on_diagnostics``."""
         self._check_ready()
         self._sync.close(uri)
-        self._diagnostics_listeners.fire({"uri": uri, "diagnostics": []})
+        self._listeners.diagnostics.fire({"uri": uri, "diagnostics": []})
 
     def _check_ready(self) -> None:
         if self._state is not _READY:
@@ -459,40 +413,15 @@ class LspSession:
         return self._registry.provider_options(method, self._document_info(document))
 
     def _document_info(self, document: Document) -> DocumentInfo | None:
-        if document is None:
-            return None
         if isinstance(document, str):
+            # An open document's language counts for selectors that name one.
             opened = self._sync.store.get(document)
-            language_id = None if opened is None else opened.language_id
-            return DocumentInfo(uri=document, language_id=language_id)
-        uri = document.get("uri")
-        if not isinstance(uri, str):
-            raise TypeError("a document needs a 'uri' string")
-        language_id = document.get("languageId", document.get("language_id"))
-        return DocumentInfo(
-            uri=uri, language_id=language_id if isinstance(language_id, str) else None
-        )
+            return DocumentInfo(document, None if opened is None else opened.language_id)
+        return None if document is None else as_document(document)
 
     def on_capabilities_changed(self, listener: Callable[[str], object]) -> Disposable:
         """Hear each method whose capability was registered, unregistered or refreshed."""
-        return self._capability_listeners.add(listener)
-
-    def _announce_capabilities(self, methods: list[str]) -> None:
-        for method in dict.fromkeys(methods):
-            self._capability_listeners.fire(method)
-
-    def _refresh_requested(self, methods: tuple[str, ...]) -> None:
-        for method in methods:
-            self._refresh_pending[method] = None
-        if self._refresh_handle is None:
-            loop = asyncio.get_running_loop()
-            self._refresh_handle = loop.call_later(self.options.refresh_window, self._flush_refresh)
-
-    def _flush_refresh(self) -> None:
-        self._refresh_handle = None
-        methods, self._refresh_pending = list(self._refresh_pending), {}
-        if self._state is not SessionState.CLOSED:
-            self._announce_capabilities(methods)
+        return self._listeners.on_capabilities_changed(listener)
 
     # -- listening ---------------------------------------------------------------------
 
@@ -503,18 +432,15 @@ class LspSession:
         current text, and closing a document delivers ``{uri, diagnostics: []}``. Reports
         about documents that are not open reach ``on_notification`` listeners only.
         """
-        return self._diagnostics_listeners.add(listener)
+        return self._listeners.diagnostics.add(listener)
 
     def on_progress(self, listener: Callable[[JSONObject], object]) -> Disposable:
         """Hear ``$/progress`` params."""
-        return self._progress_listeners.add(listener)
+        return self._listeners.progress.add(listener)
 
     def on_notification(self, method: str, listener: Callable[[Any], object]) -> Disposable:
         """Hear the params of every ``method`` notification of the server, in wire order."""
-        emitter = self._notification_listeners.get(method)
-        if emitter is None:
-            emitter = self._notification_listeners[method] = Emitter(self._report)
-        return emitter.add(listener)
+        return self._listeners.on_notification(method, listener)
 
     def on_request(self, method: str, handler: RequestHandler) -> Disposable:
         """Answer the server's ``method`` requests with ``handler(params, cancelled)``.
@@ -530,13 +456,7 @@ class LspSession:
 
     def on_error(self, listener: Callable[[BaseException], object]) -> Disposable:
         """Hear errors of the connection, of the server's messages and of listeners."""
-        return self._error_listeners.add(listener)
-
-    def _report(self, error: BaseException) -> None:
-        if self._error_listeners:
-            self._error_listeners.fire(error)
-        else:
-            _logger.warning("adecore-lsp session error: %s", error, exc_info=error)
+        return self._listeners.on_error(listener)
 
     # -- incoming ----------------------------------------------------------------------
 
@@ -558,7 +478,8 @@ class LspSession:
         elif isinstance(event, Notification):
             self._on_notification(event)
         elif isinstance(event, Request):
-            self._on_server_request(event)
+            if self._state is not SessionState.CLOSED:
+                self._calls.receive(event)
         elif isinstance(event, (StrayResponse, InvalidMessage)):
             self._report(LspError(ErrorCodes.InvalidRequest, event.reason, event.message))
             if isinstance(event, InvalidMessage) and event.needs_answer:
@@ -575,16 +496,10 @@ class LspSession:
         if method == "$/cancelRequest":
             self._calls.cancel(params)
         elif method == "$/progress":
-            self._progress_listeners.fire(params)
+            self._listeners.progress.fire(params)
         elif method == "textDocument/publishDiagnostics" and self._sync.accepts_diagnostics(params):
-            self._diagnostics_listeners.fire(params)
-        emitter = self._notification_listeners.get(method)
-        if emitter is not None:
-            emitter.fire(params)
-
-    def _on_server_request(self, event: Request) -> None:
-        if self._state is not SessionState.CLOSED:
-            self._calls.receive(event)
+            self._listeners.diagnostics.fire(params)
+        self._listeners.notification(method, params)
 
     def _send(self, message: JSONObject) -> None:
         """Write a message nobody awaits (an answer, a notification of the session's own).
@@ -600,17 +515,12 @@ class LspSession:
             self._transport.send(message)
         except TransportClosedError:
             pass
-        except (MessageEncodingError, TypeError, ValueError) as error:
-            if isinstance(error, MessageEncodingError):
-                raise
-            raise MessageEncodingError(f"cannot encode the message: {error}") from error
         except Exception as error:
-            self._report(
-                LspError(
-                    ErrorCodes.InternalError,
-                    f"the transport could not send {_describe(message)}: {error!r}",
-                )
-            )
+            failure = send_failure(_describe(message), error)
+            if isinstance(failure, MessageEncodingError):
+                raise failure from error
+            failure.__cause__ = error
+            self._report(failure)
 
     # -- closing -----------------------------------------------------------------------
 
@@ -642,7 +552,8 @@ class LspSession:
                 pass  # a server that does not answer, or answers wrongly, still gets exit
             self._send(notification("exit"))
         self._abort(None)
-        await self._calls.wait_closed()
+        # Nothing of the session stays pending: its handler and listener tasks end.
+        await asyncio.gather(self._calls.wait_closed(), self._listeners.wait_closed())
 
     def _abort(self, reason: BaseException | None) -> None:
         """Close the transport (the write side first ends); rejects what is pending."""
@@ -671,24 +582,17 @@ class LspSession:
                 error.__cause__ = cause
                 future.set_exception(error)
         self._calls.close()
-        if self._refresh_handle is not None:
-            self._refresh_handle.cancel()
-            self._refresh_handle = None
+        self._listeners.close()
         self._deadline.close()  # a send that closed the session sets it no more
         for subscription in self._subscriptions:
             subscription.dispose()
         if reason is not None and not ours:
             self._report(reason)
 
-    def _closed_error(self, cause: BaseException | None) -> LspError:
-        error = LspError(ErrorCodes.InternalError, f"the session is closed: {cause or 'closed'}")
-        error.__cause__ = cause
-        return error
-
     def _unusable_error(self) -> LspError:
         state = self._state
         if state is SessionState.CLOSED or state is SessionState.CLOSING:
-            return self._closed_error(self._close_reason)
+            return closed_session_error(self._close_reason)
         return LspError(
             ErrorCodes.ServerNotInitialized,
             f"the session is {state.value}; await initialize() first",

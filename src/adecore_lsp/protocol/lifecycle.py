@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import ErrorCodes, LspError
 from ..types import JSONObject
@@ -13,6 +13,7 @@ from .client_capabilities import build_client_capabilities
 from .uris import folder_name, uri_to_path
 
 __all__ = [
+    "HandshakeOptions",
     "HandshakeResult",
     "check_initialize_result",
     "initialize_params",
@@ -31,36 +32,54 @@ def workspace_folder_list(
     return [{"uri": root_uri, "name": folder_name(root_uri)}]
 
 
+class HandshakeOptions(Protocol):
+    """The session options the handshake reads (``LspSessionOptions`` has them)."""
+
+    @property
+    def process_id(self) -> int | None: ...
+    @property
+    def client_info(self) -> JSONObject | None: ...
+    @property
+    def root_uri(self) -> str | None: ...
+    @property
+    def position_encodings(self) -> Sequence[str]: ...
+    @property
+    def snippet_support(self) -> bool: ...
+    @property
+    def on_apply_edit(self) -> object: ...
+    @property
+    def pull_diagnostics(self) -> bool: ...
+    @property
+    def capabilities(self) -> Mapping[str, Any] | None: ...
+    @property
+    def initialization_options(self) -> Any: ...
+
+
 def initialize_params(
-    *,
-    process_id: int | None,
-    client_info: JSONObject,
-    root_uri: str | None,
-    folders: list[JSONObject] | None,
-    position_encodings: Sequence[str],
-    snippet_support: bool,
-    apply_edit: bool,
-    pull_diagnostics: bool,
-    capabilities: Mapping[str, Any] | None,
-    initialization_options: Any,
+    options: HandshakeOptions, folders: list[JSONObject] | None, client_info: JSONObject
 ) -> JSONObject:
-    """The params of ``initialize``; ``initializationOptions`` is left out when None."""
+    """The params of ``initialize``; ``initializationOptions`` is left out when None.
+
+    ``client_info`` is used when the options give none; ``workspace/applyEdit`` is
+    advertised only when the options have an ``on_apply_edit`` handler.
+    """
+    root_uri = options.root_uri
     params: JSONObject = {
-        "processId": process_id,
-        "clientInfo": client_info,
+        "processId": options.process_id,
+        "clientInfo": options.client_info or client_info,
         "rootUri": root_uri,
         "rootPath": None if root_uri is None else uri_to_path(root_uri),
         "capabilities": build_client_capabilities(
-            position_encodings=position_encodings,
-            snippet_support=snippet_support,
-            apply_edit=apply_edit,
-            pull_diagnostics=pull_diagnostics,
-            overrides=capabilities,
+            position_encodings=options.position_encodings,
+            snippet_support=options.snippet_support,
+            apply_edit=options.on_apply_edit is not None,
+            pull_diagnostics=options.pull_diagnostics,
+            overrides=options.capabilities,
         ),
         "workspaceFolders": folders,
     }
-    if initialization_options is not None:
-        params["initializationOptions"] = initialization_options
+    if options.initialization_options is not None:
+        params["initializationOptions"] = options.initialization_options
     return params
 
 
