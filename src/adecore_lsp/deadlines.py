@@ -16,7 +16,8 @@ from typing import Any
 
 from .protocol.rpc import RpcState
 
-__all__ = ["RequestDeadlines"]
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
 
 Expire = Callable[[int, str, float], object]
 """Ends one request whose deadline passed: gets its id, method and timeout."""

@@ -157,6 +157,13 @@ def closed_session_error(cause: BaseException | None) -> LspError:
     return error
 
 
+def connection_lost_error(cause: BaseException) -> LspError:
+    """What a pending request fails with when the connection goes: chained to the reason."""
+    error = LspError(ErrorCodes.InternalError, f"the connection closed: {cause}")
+    error.__cause__ = cause
+    return error
+
+
 def send_failure(method: str, error: BaseException) -> BaseException:
     """What a call raises when the transport refused its message: always an :class:`LspError`.
 

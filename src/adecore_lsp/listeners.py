@@ -16,7 +16,8 @@ from typing import Any
 from ._emitter import Emitter, TaskSet, log_listener_error
 from .types import Disposable, JSONObject
 
-__all__ = ["SessionListeners"]
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
 
 _logger = logging.getLogger("adecore_lsp")
 

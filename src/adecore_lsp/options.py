@@ -19,6 +19,17 @@ __all__ = [
     "ShowMessageHandler",
 ]
 
+
+class DefaultValue:
+    """The type of :data:`DEFAULT`: a keyword left to its default (a deadline, ``process_id``)."""
+
+    def __repr__(self) -> str:
+        return "<default>"
+
+
+DEFAULT = DefaultValue()
+"""Stands for "as the session's options say" where ``None`` means something else."""
+
 ConfigurationHandler = Callable[[JSONObject], Any]
 """Answers one ``ConfigurationItem`` (``{"section": ..., "scopeUri": ...}``); may be async."""
 

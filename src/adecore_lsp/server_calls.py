@@ -19,7 +19,8 @@ from .protocol.rpc import Request, error_response, response
 from .protocol.server_requests import BUILTIN_HANDLERS, BuiltinContext, ItemAnswers
 from .types import Disposable, JSONObject
 
-__all__ = ["RequestHandler", "ServerCalls"]
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
 
 RequestHandler = Callable[[Any, asyncio.Event], Any]
 """Answers a server request: gets ``params`` and an event set when the server cancels."""

@@ -11,11 +11,11 @@ application as an :class:`LspError` from the call, or through ``on_error``.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
+from ._emitter import retrieve_outcome
 from ._version import __version__
 from .deadlines import RequestDeadlines
 from .errors import (
@@ -25,12 +25,15 @@ from .errors import (
     StaleResultError,
     TransportClosedError,
     closed_session_error,
+    connection_lost_error,
     send_failure,
 )
 from .listeners import SessionListeners
 from .options import (
+    DEFAULT,
     ApplyEditHandler,
     ConfigurationHandler,
+    DefaultValue,
     LspSessionOptions,
     ShowMessageHandler,
 )
@@ -51,9 +54,10 @@ from .protocol.rpc import (
     Response,
     RpcState,
     StrayResponse,
+    describe_message,
     notification,
 )
-from .protocol.selectors import DocumentInfo, as_document
+from .protocol.selectors import DocumentInfo, DocumentLike, as_document
 from .protocol.server_requests import BuiltinContext
 from .protocol.states import SessionEvent, SessionLifecycle, SessionState
 from .server_calls import RequestHandler, ServerCalls
@@ -62,23 +66,11 @@ from .types import Disposable, JSONObject
 
 __all__ = ["LspSession"]
 
-_logger = logging.getLogger("adecore_lsp")
-
-
-class _Default:
-    """The marker for "use the session's deadline"."""
-
-    def __repr__(self) -> str:
-        return "<session default>"
-
-
-_DEFAULT: Any = _Default()
-
 # The state the hot paths test for, bound once: a module global is read faster than an
 # enum member through its class.
 _READY = SessionState.READY
 
-Document = str | Mapping[str, Any] | None
+Document = DocumentLike | None
 
 
 class LspSession:
@@ -106,7 +98,7 @@ class LspSession:
         position_encodings: Sequence[str] = POSITION_ENCODINGS,
         capabilities: Mapping[str, Any] | None = None,
         pull_diagnostics: bool = False,
-        process_id: int | _Default | None = _DEFAULT,
+        process_id: int | DefaultValue | None = DEFAULT,
         shutdown_timeout: float = 5.0,
         refresh_window: float = 0.05,
     ) -> None:
@@ -127,7 +119,7 @@ class LspSession:
             shutdown_timeout=shutdown_timeout,
             refresh_window=refresh_window,
         )
-        if not isinstance(process_id, _Default):
+        if not isinstance(process_id, DefaultValue):
             options.process_id = process_id
         self.options = options
         self._transport = transport
@@ -159,9 +151,10 @@ class LspSession:
             refresh_requested=listeners.refresh_requested,
         )
         self._calls = ServerCalls(self._builtin_context, self._send, self._report)
-        self._subscriptions: list[Disposable] = []
-        self._subscriptions.append(transport.on_message(self._on_message))
-        self._subscriptions.append(transport.on_close(self._on_transport_close))
+        self._subscriptions: list[Disposable] = [
+            transport.on_message(self._on_message),
+            transport.on_close(self._on_transport_close),
+        ]
 
     # -- state -------------------------------------------------------------------------
 
@@ -208,7 +201,7 @@ class LspSession:
             self._move(SessionEvent.INITIALIZE)
             task = asyncio.ensure_future(self._handshake())
             # Retrieved here so that a handshake nobody awaits any more cannot warn.
-            task.add_done_callback(_retrieve)
+            task.add_done_callback(retrieve_outcome)
             self._initialize_task = task
         return await asyncio.shield(self._initialize_task)
 
@@ -250,7 +243,7 @@ class LspSession:
     # -- requests ----------------------------------------------------------------------
 
     async def request(
-        self, method: str, params: Any = None, *, timeout: float | None = _DEFAULT
+        self, method: str, params: Any = None, *, timeout: float | DefaultValue | None = DEFAULT
     ) -> Any:
         """Send a request and return its result.
 
@@ -268,7 +261,7 @@ class LspSession:
             self._lifecycle_method = None
             # The handshake's loop is the session's: kept, as asking costs a syscall each time.
             self._loop = asyncio.get_running_loop()
-        if timeout is _DEFAULT:
+        if isinstance(timeout, DefaultValue):
             timeout = self.options.timeout
         # An answer about an open document must be about the text it still has.
         sync = self._sync
@@ -516,7 +509,7 @@ class LspSession:
         except TransportClosedError:
             pass
         except Exception as error:
-            failure = send_failure(_describe(message), error)
+            failure = send_failure(describe_message(message), error)
             if isinstance(failure, MessageEncodingError):
                 raise failure from error
             failure.__cause__ = error
@@ -532,7 +525,7 @@ class LspSession:
         """
         if self._shutdown_task is None:
             task = asyncio.ensure_future(self._shut_down())
-            task.add_done_callback(_retrieve)
+            task.add_done_callback(retrieve_outcome)
             self._shutdown_task = task
         await asyncio.shield(self._shutdown_task)
 
@@ -578,9 +571,7 @@ class LspSession:
         cause = self._close_reason or TransportClosedError("the connection was closed")
         for future in self._rpc.drain():
             if not future.done():
-                error = LspError(ErrorCodes.InternalError, f"the connection closed: {cause}")
-                error.__cause__ = cause
-                future.set_exception(error)
+                future.set_exception(connection_lost_error(cause))
         self._calls.close()
         self._listeners.close()
         self._deadline.close()  # a send that closed the session sets it no more
@@ -590,13 +581,9 @@ class LspSession:
             self._report(reason)
 
     def _unusable_error(self) -> LspError:
-        state = self._state
-        if state is SessionState.CLOSED or state is SessionState.CLOSING:
+        if self._state is SessionState.CLOSED or self._state is SessionState.CLOSING:
             return closed_session_error(self._close_reason)
-        return LspError(
-            ErrorCodes.ServerNotInitialized,
-            f"the session is {state.value}; await initialize() first",
-        )
+        return self._lifecycle.refusal("send requests or notifications")
 
     async def __aenter__(self) -> LspSession:
         await self.initialize()
@@ -609,16 +596,3 @@ class LspSession:
         tb: TracebackType | None,
     ) -> None:
         await self.shutdown()
-
-
-def _retrieve(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled():
-        task.exception()
-
-
-def _describe(message: JSONObject) -> str:
-    """A message in a few words, for an error report."""
-    method = message.get("method")
-    if isinstance(method, str):
-        return method
-    return f"the answer to request {message.get('id')!r}"

@@ -9,12 +9,11 @@ import pytest
 from adecore_lsp.protocol.capabilities import (
     METHOD_SPECS,
     CapabilityRegistry,
-    DocumentInfo,
     Registration,
     SyncOptions,
     method_spec,
 )
-from adecore_lsp.protocol.selectors import GlobError
+from adecore_lsp.protocol.selectors import DocumentInfo, GlobError
 
 PY = DocumentInfo("file:///ws/a.py", "python")
 RS = DocumentInfo("file:///ws/b.rs", "rust")

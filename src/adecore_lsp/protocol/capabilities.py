@@ -56,15 +56,8 @@ from .selectors import (
     selector_problems,
 )
 
-__all__ = [
-    "METHOD_SPECS",
-    "CapabilityRegistry",
-    "DocumentInfo",
-    "MethodSpec",
-    "Registration",
-    "SyncOptions",
-    "method_spec",
-]
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
 
 METHOD_SPECS: Final[Mapping[str, MethodSpec]] = MappingProxyType({s.method: s for s in METHODS})
 """Every client-to-server method of LSP 3.17, by name."""

@@ -12,13 +12,8 @@ from ..types import JSONObject
 from .client_capabilities import build_client_capabilities
 from .uris import folder_name, uri_to_path
 
-__all__ = [
-    "HandshakeOptions",
-    "HandshakeResult",
-    "check_initialize_result",
-    "initialize_params",
-    "workspace_folder_list",
-]
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
 
 
 def workspace_folder_list(

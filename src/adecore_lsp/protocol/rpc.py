@@ -16,20 +16,8 @@ from typing import Any, Generic, TypeVar
 from ..errors import ErrorCodes, LspError
 from ..types import JSONObject
 
-__all__ = [
-    "DEADLINE_SLACK",
-    "IncomingEvent",
-    "InvalidMessage",
-    "LateResponse",
-    "Notification",
-    "Request",
-    "Response",
-    "RpcState",
-    "StrayResponse",
-    "error_response",
-    "notification",
-    "response",
-]
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
 
 W = TypeVar("W")
 
@@ -118,6 +106,14 @@ def response(request_id: int | str, result: Any) -> JSONObject:
 def error_response(request_id: int | str | None, error: LspError) -> JSONObject:
     """An error response carrying ``error``."""
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}
+
+
+def describe_message(message: JSONObject) -> str:
+    """A message in a few words, for an error report: its method, or what it answers."""
+    method = message.get("method")
+    if isinstance(method, str):
+        return method
+    return f"the answer to request {message.get('id')!r}"
 
 
 def _is_id(value: object) -> bool:

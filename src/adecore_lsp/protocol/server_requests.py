@@ -19,16 +19,8 @@ from ..types import JSONObject
 from .capabilities import CapabilityRegistry
 from .configuration import configuration_value
 
-__all__ = [
-    "APPLY_EDIT_REFUSED",
-    "BUILTIN_HANDLERS",
-    "REFRESH_REQUESTS",
-    "BuiltinContext",
-    "BuiltinHandler",
-    "HandlerOptions",
-    "ItemAnswers",
-    "close_awaitables",
-]
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
 
 # What each refresh request asks the client to ask again for.
 REFRESH_REQUESTS: Mapping[str, tuple[str, ...]] = {

@@ -12,7 +12,8 @@ from enum import Enum
 
 from ..errors import ErrorCodes, LspError
 
-__all__ = ["TRANSITIONS", "SessionEvent", "SessionLifecycle", "SessionState"]
+# Internal to the library but for SessionState, which adecore_lsp re-exports.
+__all__ = ["SessionState"]
 
 
 class SessionState(str, Enum):

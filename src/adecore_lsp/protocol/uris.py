@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["folder_name", "uri_to_path"]
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
 
 _WINDOWS = os.name == "nt"
 
