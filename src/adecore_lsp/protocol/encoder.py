@@ -1,9 +1,10 @@
-"""Messages to frames: ``encode_message``, the sending half of Content-Length framing.
+"""Messages to JSON: ``encode_body`` for every transport, ``encode_message`` for framed ones.
 
 orjson does the encoding. What it lets through that JSON does not allow (NaN and the
 infinities, which it writes as ``null``) is caught here, cheaply on the usual message, and
-what it refuses is said in plain words, so that one bad message fails its own call and never
-the connection.
+what it refuses is said in plain words. Every refusal is a
+:class:`~adecore_lsp.errors.MessageEncodingError`, so that one bad message fails its own call,
+the same way on every transport, and never the connection.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from typing import Any, TypeAlias
 
 import orjson
 
+from ..errors import MessageEncodingError
 from ..types import JSONObject
 
-__all__ = ["encode_message"]
+__all__ = ["encode_body", "encode_message"]
 
 _NULL_SEARCH_BYTES = 4096
 """Bodies up to this size are searched for "null" before any NaN walk (``_hides_non_finite``)."""
@@ -36,10 +38,28 @@ def encode_message(message: JSONObject) -> bytes:
     so the length counts bytes, not characters.
 
     Raises:
-        ValueError: the message holds a float that is NaN or infinite (JSON has neither), a
-            string with a lone surrogate, an integer beyond 64 bits, or nesting too deep.
-        TypeError: the message holds a value JSON cannot represent, or a non-string key.
+        MessageEncodingError: the message cannot be written as JSON (see :func:`encode_body`).
     """
+    body = encode_body(message)
+    return b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
+
+
+def encode_body(message: JSONObject) -> bytes:
+    """Write one message as UTF-8 JSON, refusing whatever JSON cannot carry.
+
+    Every transport sends what this returns (the WebSocket one as a text frame), so a message
+    is refused alike everywhere, before anything is written.
+
+    Raises:
+        MessageEncodingError: (a ``ValueError``) the message is not a dict, or holds a float
+            that is NaN or infinite (JSON has neither), a string with a lone surrogate, an
+            integer beyond 64 bits, nesting too deep, a value of a type JSON has no form for
+            (a ``set``, an arbitrary object), or a key that is not a string.
+    """
+    if not isinstance(message, dict):
+        raise MessageEncodingError(
+            f"cannot encode the message: a message must be a dict, not {type(message).__name__}"
+        )
     try:
         body = _dumps(message)
     except TypeError as exc:  # orjson.JSONEncodeError is a TypeError
@@ -51,23 +71,23 @@ def encode_message(message: JSONObject) -> bytes:
         message, body
     ):
         path, value = _find_non_finite(message, "$")
-        raise ValueError(
+        raise MessageEncodingError(
             f"cannot encode the message: {path} is {value!r}, and JSON has no NaN or Infinity"
         )
-    return b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
+    return body
 
 
-def _encode_error(exc: TypeError) -> TypeError | ValueError:
+def _encode_error(exc: TypeError) -> MessageEncodingError:
     """Say in plain words why orjson refused a message."""
     reason = str(exc)
     if "surrogates" in reason:
-        return ValueError(
+        return MessageEncodingError(
             "cannot encode the message: a string holds a lone surrogate, which UTF-8 cannot "
             f"represent ({reason})"
         )
     if "64-bit" in reason or "Recursion" in reason:
-        return ValueError(f"cannot encode the message: {reason}")
-    return TypeError(f"cannot encode the message as JSON: {reason}")
+        return MessageEncodingError(f"cannot encode the message: {reason}")
+    return MessageEncodingError(f"cannot encode the message as JSON: {reason}")
 
 
 def _hides_non_finite(message: JSONObject, body: bytes) -> bool:

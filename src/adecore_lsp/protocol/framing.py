@@ -8,13 +8,17 @@ A frame is ``Content-Length: N\\r\\n\\r\\n`` followed by N bytes of UTF-8 JSON. 
 strict, because a stream that goes wrong (most often a server printing a log line to its
 stdout) cannot be resynchronised safely: it raises :class:`~adecore_lsp.errors.FramingError`
 quoting the bytes it could not read, and stays failed.
+
+Bodies are parsed by orjson. The few legal JSON texts it refuses (an escaped lone surrogate,
+which ``JSON.stringify`` writes for broken text, and numbers beyond float range) are parsed
+again by the standard library's parser, only after orjson has refused them. Nothing here
+touches process-wide state such as the GC's settings.
 """
 
 from __future__ import annotations
 
-import gc
+import json
 import re
-import threading
 from collections.abc import Callable
 
 import orjson
@@ -23,15 +27,15 @@ from ..errors import FramingError
 from ..types import JSONObject
 from .encoder import encode_message
 
-__all__ = ["ContentLengthDecoder", "encode_message"]
+__all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "ContentLengthDecoder", "encode_message"]
+
+DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+"""The largest message body accepted unless told otherwise (32 MiB), on every transport."""
 
 _TERMINATOR = b"\r\n\r\n"
 _MAX_HEADER_BYTES = 8 * 1024
 """The longest header block (without its closing blank line) the decoder waits for."""
 _SEARCH_SPAN = _MAX_HEADER_BYTES + len(_TERMINATOR)
-_GC_PAUSE_BYTES = 1024 * 1024
-"""Bodies larger than this are parsed with full GC collections postponed (``_load_large``)."""
-_NO_FULL_COLLECTION = 1 << 30
 _QUOTE_BYTES = 80
 _MAX_LENGTH_DIGITS = 15
 """More significant digits than this is far beyond any sane size cap (and ``int()``'s limit)."""
@@ -125,7 +129,7 @@ class ContentLengthDecoder:
 
     def __init__(
         self,
-        max_message_bytes: int = 32 * 1024 * 1024,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         *,
         on_message: Callable[[JSONObject], object] | None = None,
     ) -> None:
@@ -163,6 +167,16 @@ class ContentLengthDecoder:
     def in_frame(self) -> bool:
         """Whether part of a frame is held: the stream ending now would cut a message."""
         return self._head is not None or self._body is not None
+
+    @property
+    def body_length(self) -> int:
+        """The length of the unfinished body being collected, or 0 when none is.
+
+        With :attr:`buffered`, it tells whether the next chunk completes a large body: a
+        transport that wants to prepare for a large parse can check it before feeding.
+        """
+        body = self._body
+        return 0 if body is None else len(body)
 
     @property
     def buffered(self) -> int:
@@ -230,15 +244,13 @@ class ContentLengthDecoder:
                 if stop > size:
                     self._start_body(chunk, start, length)
                     return messages
-                if length > _GC_PAUSE_BYTES:
-                    message = _load_large(chunk[start:stop])
-                else:
-                    try:
-                        message = loads(chunk[start:stop])
-                    except _JSONDecodeError as exc:
-                        raise _bad_body(chunk[start:stop], exc) from exc
-                    if type(message) is not dict:
-                        raise _not_object(chunk[start:stop], message)
+                try:
+                    message = loads(chunk[start:stop])
+                except _JSONDecodeError as exc:
+                    # Legal JSON that orjson refuses takes this path; nothing else pays for it.
+                    message = _load_refused(chunk[start:stop], exc)
+                if type(message) is not dict:
+                    raise _not_object(chunk[start:stop], message)
                 emit(message)
                 pos = stop
         except FramingError as exc:
@@ -279,7 +291,7 @@ class ContentLengthDecoder:
         body[filled:] = chunk if size == need else memoryview(chunk)[:need]
         self._body = None
         self._filled = 0
-        emit(_load_any(body))
+        emit(_load(body))
         return need
 
     def _continue_head(self, chunk: bytes, emit: Callable[[JSONObject], object]) -> int:
@@ -311,7 +323,7 @@ class ContentLengthDecoder:
         if stop > len(chunk):
             self._start_body(chunk, cut, length)
             return -1
-        emit(_load_any(chunk[cut:stop]))
+        emit(_load(chunk[cut:stop]))
         return stop
 
     def _hold_head(self, data: bytes) -> None:
@@ -388,70 +400,66 @@ def _check_charset(content_type: bytes, quoted: bytes | bytearray) -> None:
             )
 
 
-def _load_any(body: bytes | bytearray) -> JSONObject:
-    """Parse a body of any size that must be a UTF-8 JSON object."""
-    return _load_large(body) if len(body) > _GC_PAUSE_BYTES else _load(body)
-
-
 def _load(body: bytes | bytearray) -> JSONObject:
     """Parse a body that must be a UTF-8 JSON object."""
     try:
         message = _loads(body)
     except _JSONDecodeError as exc:
-        raise _bad_body(body, exc) from exc
+        message = _load_refused(body, exc)
     if type(message) is not dict:
         raise _not_object(body, message)
     return message
 
 
-def _load_large(body: bytes | bytearray) -> JSONObject:
-    """Parse a large body with the GC's full collections postponed.
+def _load_refused(body: bytes | bytearray, refusal: ValueError) -> object:
+    """Parse a body orjson refused, if it is legal JSON after all; else raise a FramingError.
 
-    Parsing builds hundreds of thousands of containers, and as the heap grows CPython's GC
-    runs full collections over all of it again and again, costing more than the parse
-    itself, though nothing being built can be garbage yet. Young collections keep running:
-    they are cheap while the new objects are still in cache, and they untrack dicts that
-    hold only atomic values. Only the oldest generation's threshold is raised, and it is
-    restored even on error. On a 30 MB body this halves the time, and beats disabling the
-    GC, which leaves one slow pass over every new object to whatever allocates next. The
-    incremental GC of Python 3.14 ignores that threshold, so there this changes nothing.
+    ``refusal`` is orjson's error, quoted when the body is really bad.
     """
-    if not gc.isenabled():
-        return _load(body)
-    with _FULL_COLLECTIONS_POSTPONED:
-        return _load(body)
+    try:
+        return _parse_standard_json(bytes(body).decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError and json.JSONDecodeError are ValueErrors
+        raise _bad_body(body, refusal) from refusal
 
 
-class _PostponeFullCollections:
-    """Raises the GC's oldest threshold while at least one large body is being parsed.
+def parse_json(text: str | bytes | bytearray | memoryview) -> object:
+    """Parse one JSON text as JSON allows it: orjson first, the standard library if it refuses.
 
-    Parses in several threads may overlap: the first to start saves the threshold and the
-    last to finish restores it, so an interleaving cannot leave it raised for good.
+    For the transports that get whole messages without framing (the WebSocket one).
+
+    Accepts what orjson refuses although it is legal JSON: an escaped lone surrogate
+    (``"\\ud83d"``, kept as a ``str`` holding it) and numbers beyond float range (``1e400``,
+    read as ``inf``). Refuses ``NaN`` and ``Infinity``, which are not JSON, and bytes that are
+    not UTF-8.
+
+    Raises:
+        ValueError: ``text`` is not one JSON text (orjson's error says why).
     """
-
-    __slots__ = ("_active", "_lock", "_saved")
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._active = 0
-        self._saved = 0
-
-    def __enter__(self) -> None:
-        with self._lock:
-            if not self._active:
-                young, middle, self._saved = gc.get_threshold()
-                gc.set_threshold(young, middle, _NO_FULL_COLLECTION)
-            self._active += 1
-
-    def __exit__(self, *exc_info: object) -> None:
-        with self._lock:
-            self._active -= 1
-            if not self._active:
-                young, middle, _ = gc.get_threshold()
-                gc.set_threshold(young, middle, self._saved)
+    try:
+        return _loads(text)
+    except _JSONDecodeError as refusal:
+        try:
+            decoded = text if isinstance(text, str) else bytes(text).decode("utf-8")
+            return _parse_standard_json(decoded)
+        except ValueError:
+            raise refusal from None
 
 
-_FULL_COLLECTIONS_POSTPONED = _PostponeFullCollections()
+def _parse_standard_json(text: str) -> object:
+    """Parse ``text`` with the standard library, refusing NaN and the infinities.
+
+    Raises:
+        ValueError: ``text`` is not JSON, or nests too deep to parse.
+    """
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError as exc:
+        raise ValueError("the JSON text nests too deep") from exc
+
+
+def _refuse_constant(name: str) -> object:
+    """``parse_constant`` for ``json.loads``: NaN, Infinity and -Infinity are not JSON."""
+    raise ValueError(f"{name} is not JSON")
 
 
 def _not_a_header(quoted: bytes | bytearray) -> FramingError:
