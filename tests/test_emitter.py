@@ -87,3 +87,55 @@ def test_disposable_is_a_context_manager() -> None:
     assert disposable.disposed
     disposable.dispose()
     assert calls == [1]
+
+
+@pytest.mark.parametrize("error", [asyncio.CancelledError(), GeneratorExit(), BaseException("odd")])
+@pytest.mark.parametrize("listeners", [1, 2])
+def test_a_listener_raising_a_base_exception_is_contained(
+    error: BaseException, listeners: int
+) -> None:
+    """CancelledError and other BaseExceptions reach the error handler, not the caller."""
+    errors: list[BaseException] = []
+    heard: list[int] = []
+    emitter: Emitter[int] = Emitter(errors.append)
+
+    def broken(value: int) -> None:
+        raise error
+
+    emitter.add(broken)
+    if listeners == 2:
+        emitter.add(heard.append)
+    emitter.fire(1)
+    emitter.call(broken, 2)
+    assert errors == [error, error]
+    assert heard == ([1] if listeners == 2 else [])
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, SystemExit])
+def test_keyboard_interrupt_and_system_exit_go_through(error: type[BaseException]) -> None:
+    """The program being stopped is not a listener failure: it reaches the caller."""
+    errors: list[BaseException] = []
+    emitter: Emitter[int] = Emitter(errors.append)
+
+    def stopping(value: int) -> None:
+        raise error
+
+    emitter.add(stopping)
+    with pytest.raises(error):
+        emitter.fire(1)
+    emitter.add(lambda value: None)
+    with pytest.raises(error):
+        emitter.fire(2)
+    assert errors == []
+
+
+def test_fire_tells_whether_anyone_heard() -> None:
+    """fire returns False with no listener (so a transport keeps the value), else True."""
+    emitter: Emitter[int] = Emitter()
+    assert emitter.fire(1) is False
+    listener = emitter.add(lambda value: None)
+    assert emitter.fire(2) is True
+    emitter.add(lambda value: None)
+    assert emitter.fire(3) is True
+    listener.dispose()
+    assert emitter.fire(4) is True

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from adecore_lsp.errors import TransportClosedError
+from adecore_lsp.errors import MessageEncodingError, TransportClosedError
 from adecore_lsp.transports.memory import create_memory_transport_pair
 
 PING: dict[str, Any] = {
@@ -83,24 +83,15 @@ async def test_messages_before_the_first_listener_are_kept() -> None:
 
 
 @pytest.mark.parametrize(
-    ("params", "error"),
-    [
-        (float("nan"), ValueError),
-        ([1.0, float("-inf")], ValueError),
-        ("\udc80", ValueError),
-        ({1, 2}, TypeError),
-        (object(), TypeError),
-        ({1: "non-string key"}, TypeError),
-    ],
+    "params",
+    [float("nan"), [1.0, float("-inf")], "\udc80", {1, 2}, object(), {1: "non-string key"}],
 )
-async def test_a_message_json_cannot_carry_fails_at_send(
-    params: Any, error: type[Exception]
-) -> None:
-    """send raises for a message JSON cannot carry, and nothing is delivered."""
+async def test_a_message_json_cannot_carry_fails_at_send(params: Any) -> None:
+    """send raises MessageEncodingError for a message JSON cannot carry; nothing is delivered."""
     left, right = create_memory_transport_pair()
     got: list[dict[str, Any]] = []
     right.on_message(got.append)
-    with pytest.raises(error):
+    with pytest.raises(MessageEncodingError):
         left.send({"jsonrpc": "2.0", "method": "bad", "params": params})
     await asyncio.sleep(0)
     assert got == []

@@ -7,7 +7,12 @@ from typing import Any
 
 import pytest
 
-from adecore_lsp.errors import FramingError, TransportClosedError, TransportError
+from adecore_lsp.errors import (
+    FramingError,
+    MessageEncodingError,
+    TransportClosedError,
+    TransportError,
+)
 from adecore_lsp.protocol.framing import encode_message
 from adecore_lsp.transports.base import LspTransport
 from adecore_lsp.transports.stream import create_stream_transport
@@ -209,21 +214,12 @@ def test_a_listener_that_closes_stops_delivery_of_the_rest() -> None:
     assert recorder.closes == [None]
 
 
-@pytest.mark.parametrize(
-    ("message", "error"),
-    [
-        ({"jsonrpc": "2.0", "method": "x", "params": float("nan")}, ValueError),
-        ({"jsonrpc": "2.0", "method": "x", "params": "\ud800"}, ValueError),
-        ({"jsonrpc": "2.0", "method": "x", "params": {1, 2}}, TypeError),
-        ({"jsonrpc": "2.0", "method": "x", "params": object()}, TypeError),
-    ],
-)
-def test_an_unencodable_message_fails_that_send_only(
-    message: dict[str, Any], error: type[Exception]
-) -> None:
+@pytest.mark.parametrize("params", [float("nan"), "\ud800", {1, 2}, object()])
+def test_an_unencodable_message_fails_that_send_only(params: Any) -> None:
     """A message JSON cannot carry raises from send, writes nothing, leaves the transport open."""
     stream, transport, recorder = make()
-    with pytest.raises(error):
+    message = {"jsonrpc": "2.0", "method": "x", "params": params}
+    with pytest.raises(MessageEncodingError):
         transport.send(message)
     assert stream.written == []
     assert recorder.closes == []

@@ -13,7 +13,7 @@ import asyncio
 import orjson
 
 from ..errors import TransportClosedError
-from ..protocol.framing import encode_message
+from ..protocol.encoder import encode_body
 from ..types import JSONObject
 from .base import BaseTransport, LspTransport
 
@@ -23,10 +23,10 @@ __all__ = ["create_memory_transport_pair"]
 def create_memory_transport_pair() -> tuple[LspTransport, LspTransport]:
     """Return two joined transports: what one end sends, the other end receives.
 
-    - Each message is JSON-copied with ``orjson``, by the same encoder the stream transport
-      uses. A message JSON cannot carry (``NaN`` or an infinity, a lone surrogate, a ``set``,
-      an arbitrary object, a key that is not a string) raises ``ValueError`` or
-      ``TypeError`` from ``send``, and nothing is delivered.
+    - Each message is JSON-copied by the same encoder every transport uses. A message JSON
+      cannot carry (``NaN`` or an infinity, a lone surrogate, a ``set``, an arbitrary object,
+      a key that is not a string) raises :class:`~adecore_lsp.errors.MessageEncodingError`
+      (a ``ValueError``) from ``send``, and nothing is delivered.
     - Messages arrive on a later loop turn, in the order they were sent. ``send`` needs a
       running event loop (it raises ``RuntimeError`` without one).
     - Closing either end closes both. The closed end drops what was still on its way to it;
@@ -80,8 +80,7 @@ class _MemoryTransport(BaseTransport):
 
 
 def _json_copy(message: JSONObject) -> JSONObject:
-    """Copy ``message`` through JSON, refusing exactly what the stream transport refuses."""
-    frame = encode_message(message)
-    body = memoryview(frame)[frame.index(b"\r\n\r\n") + 4 :]
-    copy: JSONObject = orjson.loads(body)
+    """Copy ``message`` through JSON, refusing exactly what every other transport refuses."""
+    # What encode_body writes, orjson reads back: no NaN, no lone surrogate, 64-bit ints.
+    copy: JSONObject = orjson.loads(encode_body(message))
     return copy

@@ -22,13 +22,13 @@ from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
-from .._emitter import Emitter
 from ..errors import TransportClosedError, TransportError
 from ..protocol.encoder import encode_message
+from ..protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
 from ..types import Disposable, JSONObject
 from ._stderr import STDERR_MAX_LINE_BYTES, STDERR_MAX_LINES, StderrLines
-from .base import ByteStream, CloseListener, LspTransport
-from .stream import DEFAULT_MAX_MESSAGE_BYTES, FramedTransport
+from .base import ByteStream, Channel, LspTransport
+from .stream import FramedTransport
 
 if sys.version_info >= (3, 11):
     from typing import Self
@@ -71,8 +71,8 @@ class _PipeTransport(FramedTransport):
     Messages that arrive before the first listener wait in the transport's backlog.
     """
 
-    def __init__(self, max_message_bytes: int) -> None:
-        super().__init__(max_message_bytes)
+    def __init__(self, max_message_bytes: int, *, postpone_full_collections: bool = False) -> None:
+        super().__init__(max_message_bytes, postpone_full_collections=postpone_full_collections)
         self._stdin: asyncio.WriteTransport | None = None
         self._stdin_lost = False
         self._stdin_error: BaseException | None = None
@@ -119,13 +119,6 @@ class _PipeTransport(FramedTransport):
         self._source_ended(None if error is None else _read_failed(error))
 
 
-def _set_read_size(pipe: asyncio.BaseTransport | None) -> None:
-    # The Unix pipe transport reads ``max_size`` bytes at a time (see READ_SIZE for why we
-    # lower it); other loops (uvloop, Windows) have no such attribute and are left alone.
-    if pipe is not None and isinstance(getattr(pipe, "max_size", None), int):
-        pipe.max_size = READ_SIZE  # type: ignore[attr-defined]
-
-
 class _DirectStdout(asyncio.Protocol):
     """The stdout pipe's protocol: each chunk goes to the transport's decoder at once.
 
@@ -136,10 +129,10 @@ class _DirectStdout(asyncio.Protocol):
     pipe still goes to asyncio's own protocol, which the subprocess transport needs to finish.
     """
 
-    def __init__(self, inner: asyncio.Protocol, transport: _PipeTransport) -> None:
+    def __init__(self, inner: asyncio.Protocol, on_data: Callable[[bytes], None]) -> None:
         self._inner = inner
         # The transport's own method, not one that calls it: a frame less per chunk.
-        self.data_received = transport._on_data  # type: ignore[method-assign]
+        self.data_received = on_data  # type: ignore[method-assign,assignment]
 
     def eof_received(self) -> bool | None:
         return self._inner.eof_received()
@@ -148,14 +141,31 @@ class _DirectStdout(asyncio.Protocol):
         self._inner.connection_lost(exc)
 
 
-def _read_directly(pipe: asyncio.BaseTransport | None, transport: _PipeTransport) -> None:
-    # Only a read pipe whose protocol can be swapped (asyncio's Unix pipes, uvloop's); a
-    # buffered protocol (get_buffer) or another kind of transport keeps its own path.
-    if not isinstance(pipe, asyncio.ReadTransport):
-        return
-    inner = pipe.get_protocol()
-    if isinstance(inner, asyncio.Protocol) and not isinstance(inner, _DirectStdout):
-        pipe.set_protocol(_DirectStdout(inner, transport))
+def _tune_read_pipes(
+    subprocess_transport: asyncio.SubprocessTransport, on_stdout: Callable[[bytes], None]
+) -> None:
+    """Read stdout and stderr in READ_SIZE pieces, and stdout chunks straight to ``on_stdout``.
+
+    The one place that leans on how an event loop's pipes work beyond the documented API,
+    and each step checks first and is skipped when it does not apply:
+
+    - the read size is the ``max_size`` attribute of asyncio's Unix read pipe transport,
+      undocumented; other loops (uvloop, Windows) have no such attribute;
+    - the direct stdout path swaps the pipe's protocol with the public ``get_protocol`` and
+      ``set_protocol``, keeping asyncio's own protocol for the end of the pipe; only a plain
+      :class:`asyncio.Protocol` is swapped (a buffered one keeps its own path).
+
+    Without either, chunks still arrive through ``pipe_data_received``, a turn later.
+    """
+    for fd in (1, 2):
+        pipe = subprocess_transport.get_pipe_transport(fd)
+        if pipe is not None and isinstance(getattr(pipe, "max_size", None), int):
+            pipe.max_size = READ_SIZE  # type: ignore[attr-defined]
+    stdout = subprocess_transport.get_pipe_transport(1)
+    if isinstance(stdout, asyncio.ReadTransport):
+        inner = stdout.get_protocol()
+        if isinstance(inner, asyncio.Protocol) and not isinstance(inner, _DirectStdout):
+            stdout.set_protocol(_DirectStdout(inner, on_stdout))
 
 
 class _ServerProtocol(asyncio.SubprocessProtocol):
@@ -164,7 +174,7 @@ class _ServerProtocol(asyncio.SubprocessProtocol):
     def __init__(
         self, transport: _PipeTransport, stderr: StderrLines, loop: asyncio.AbstractEventLoop
     ) -> None:
-        # asyncio.subprocess.Process reads these: the pipes belong to the transport.
+        # _as_asyncio_process reads these: the pipes belong to the transport.
         self.stdin: asyncio.StreamWriter | None = None
         self.stdout: asyncio.StreamReader | None = None
         self.stderr: asyncio.StreamReader | None = None
@@ -182,11 +192,9 @@ class _ServerProtocol(asyncio.SubprocessProtocol):
         # Casts, not isinstance checks: other loops (uvloop) have their own transport classes.
         self._transport = subprocess_transport = cast(asyncio.SubprocessTransport, transport)
         for fd in (1, 2):
-            pipe = subprocess_transport.get_pipe_transport(fd)
-            if pipe is not None:
+            if subprocess_transport.get_pipe_transport(fd) is not None:
                 self._open_fds.add(fd)
-                _set_read_size(pipe)
-        _read_directly(subprocess_transport.get_pipe_transport(1), self._pipes)
+        _tune_read_pipes(subprocess_transport, self._pipes._on_data)
         stdin = subprocess_transport.get_pipe_transport(0)
         self._pipes._attach(cast("asyncio.WriteTransport | None", stdin))
 
@@ -223,6 +231,22 @@ class _ServerProtocol(asyncio.SubprocessProtocol):
         # release the transport (and with it stdin), or it warns about being left open.
         if self._exited and not self._open_fds and self._transport is not None:
             self._transport.close()
+
+
+def _as_asyncio_process(
+    transport: asyncio.SubprocessTransport,
+    protocol: _ServerProtocol,
+    loop: asyncio.AbstractEventLoop,
+) -> asyncio.subprocess.Process:
+    """The ``asyncio.subprocess.Process`` of a process started with our own protocol.
+
+    asyncio documents the class but not its constructor, which ``create_subprocess_exec``
+    calls the same way: it reads the protocol's ``stdin``, ``stdout`` and ``stderr``
+    (``None`` here, as the pipes are ours) and answers ``pid``, ``returncode``, the
+    signals and ``wait()`` from the transport. It is built here only, so that a change in
+    asyncio has one place to meet.
+    """
+    return asyncio.subprocess.Process(transport, protocol, loop)
 
 
 class ServerProcess:
@@ -373,6 +397,7 @@ async def spawn_server(
     stderr_max_lines: int = STDERR_MAX_LINES,
     grace_period: float = GRACE_PERIOD,
     start_new_session: bool = True,
+    postpone_full_collections: bool = False,
 ) -> ServerProcess:
     """Start a language server and join its stdin and stdout to a stream transport.
 
@@ -395,6 +420,9 @@ async def spawn_server(
     With ``start_new_session`` (the default on POSIX) the server gets its own session and
     process group, so :meth:`ServerProcess.aclose` can stop the children it starts too,
     and a Ctrl-C meant for the application does not reach the server.
+
+    ``postpone_full_collections`` speeds up very large messages at the cost of touching the
+    GC's settings while they are parsed; see :class:`~.stream.FramedTransport`.
     """
     if isinstance(command, (str, bytes)):
         raise TypeError("command must be a sequence of arguments, not one string (no shell)")
@@ -405,7 +433,7 @@ async def spawn_server(
         # A relative program path means relative to here, not to the server's cwd.
         argv = (os.path.abspath(argv[0]), *argv[1:])  # noqa: ASYNC240 - only getcwd
     loop = asyncio.get_running_loop()
-    pipes = _PipeTransport(max_message_bytes)
+    pipes = _PipeTransport(max_message_bytes, postpone_full_collections=postpone_full_collections)
     stderr = StderrLines(stderr_max_lines, STDERR_MAX_LINE_BYTES)
     protocol = _ServerProtocol(pipes, stderr, loop)
     new_session = start_new_session and hasattr(os, "killpg")
@@ -426,7 +454,7 @@ async def spawn_server(
         raise type(error)(
             error.errno, f"cannot start the language server {argv[0]!r}: {error.strerror}", argv[0]
         ) from None
-    process = asyncio.subprocess.Process(transport, protocol, loop)
+    process = _as_asyncio_process(transport, protocol, loop)
     return ServerProcess(
         command=argv,
         process=process,
@@ -439,20 +467,18 @@ async def spawn_server(
     )
 
 
-class _ProcessStream:
-    """A byte stream over a process started by ``asyncio.create_subprocess_exec``."""
+class _ProcessStream(Channel[bytes]):
+    """A byte stream over a process started by ``asyncio.create_subprocess_exec``.
+
+    Its backlog and once-only close are :class:`Channel`'s, as a transport's are.
+    """
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         if process.stdin is None or process.stdout is None:
             raise ValueError(
                 "process_byte_stream needs a process started with stdin=PIPE and stdout=PIPE"
             )
-        self._data: Emitter[bytes] = Emitter()
-        self._close_listeners: Emitter[BaseException | None] = Emitter()
-        # Output read before the first data listener subscribes waits here for it.
-        self._backlog: list[bytes] | None = []
-        self._ended = False
-        self._end_reason: BaseException | None = None
+        super().__init__()
         self._stdin = process.stdin
         self._stdout = process.stdout
         self._stdin_error: BaseException | None = None
@@ -463,18 +489,19 @@ class _ProcessStream:
 
     def write(self, chunk: bytes) -> None:
         """Queue ``chunk`` for the process's stdin; a dead stdin ends the stream with an error."""
-        self._check_open()
+        if self._closed:
+            raise TransportClosedError("the stream to the language server is closed")
         if self._stdin.is_closing():
-            self._end(_write_failed(self._stdin_error))
+            self._finish(_write_failed(self._stdin_error))
             self.close()
             return
         self._stdin.write(chunk)
 
     def close(self) -> None:
         """End stdin (after what is queued) and stop delivering stdout; idempotent."""
-        self._end(None)
-        self._backlog = None
-        self._data.clear()
+        self._finish(None)
+        self._backlog.clear()
+        self._value_listeners.clear()
         if not self._stdin.is_closing():
             self._stdin.close()
 
@@ -483,55 +510,24 @@ class _ProcessStream:
         read = self._stdout.read
         try:
             while chunk := await read(READ_SIZE):
-                if not self._ended:
-                    self._deliver(chunk)
+                if not self._closed:
+                    self._receive(chunk)
         except Exception as error:
-            self._end(_read_failed(error))
+            self._finish(_read_failed(error))
         else:
-            self._end(None)
+            self._finish(None)
 
     async def _watch_stdin(self) -> None:
         try:
             await self._stdin.wait_closed()
         except Exception as error:  # a broken pipe: the process is gone
             self._stdin_error = error
-            self._end(_write_failed(error))
+            self._finish(_write_failed(error))
             self.close()
 
     def on_data(self, listener: Callable[[bytes], object]) -> Disposable:
         """Hear each chunk of stdout; the first listener also gets what came before it."""
-        disposable = self._data.add(listener)
-        backlog, self._backlog = self._backlog, None
-        if backlog:
-            for chunk in backlog:
-                self._data.call(listener, chunk)
-        return disposable
-
-    def _deliver(self, chunk: bytes) -> None:
-        if self._backlog is None:
-            self._data.fire(chunk)
-        elif not self._ended:
-            self._backlog.append(chunk)
-
-    def on_close(self, listener: CloseListener) -> Disposable:
-        """Hear the end once: ``None`` at a clean end of stdout, else a TransportError."""
-        if self._ended:
-            self._close_listeners.call(listener, self._end_reason)
-            return Disposable()
-        return self._close_listeners.add(listener)
-
-    def _end(self, reason: BaseException | None) -> None:
-        """Stop delivering data and tell the close listeners, once."""
-        if self._ended:
-            return
-        self._ended = True
-        self._end_reason = reason
-        listeners, self._close_listeners = self._close_listeners, Emitter()
-        listeners.fire(reason)
-
-    def _check_open(self) -> None:
-        if self._ended:
-            raise TransportClosedError("the stream to the language server is closed")
+        return self._listen(listener)
 
 
 def process_byte_stream(process: asyncio.subprocess.Process) -> ByteStream:

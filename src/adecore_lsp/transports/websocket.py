@@ -18,9 +18,9 @@ from collections.abc import Awaitable, Mapping, Sequence
 from typing import Protocol, TypeAlias, runtime_checkable
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
-import orjson
-
 from ..errors import FramingError, SendBufferFullError, TransportClosedError
+from ..protocol.encoder import encode_body
+from ..protocol.framing import DEFAULT_MAX_MESSAGE_BYTES, parse_json
 from ..types import JSONObject
 from ._websockets_client import (
     INVALID_PAYLOAD,
@@ -38,9 +38,6 @@ __all__ = [
     "WebSocketTransport",
     "connect_websocket",
 ]
-
-DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024
-"""The largest message accepted from the peer, in bytes of UTF-8."""
 
 SEND_BUFFER_LIMIT = 8 * 1024 * 1024
 """Once more than this many bytes wait to be sent, ``send`` refuses new messages."""
@@ -186,17 +183,13 @@ class WebSocketTransport(BaseTransport):
             await asyncio.wait({self._closer})
 
     def _send(self, message: JSONObject) -> None:
-        if not isinstance(message, dict):
-            raise TypeError(f"a message must be a dict, not {type(message).__name__}")
+        # Raises MessageEncodingError before anything is queued, as every transport does.
+        data = encode_body(message)
         if self.buffered_amount > SEND_BUFFER_LIMIT:
             raise SendBufferFullError(
                 f"{self.buffered_amount} bytes already wait to be sent to {_redact(self._url)}"
                 f" (the limit is {SEND_BUFFER_LIMIT}); the peer is not reading"
             )
-        try:
-            data = orjson.dumps(message)
-        except TypeError as error:  # orjson.JSONEncodeError is a TypeError
-            raise ValueError(f"the message cannot be encoded as JSON: {error}") from error
         self._queue.append((data.decode(), len(data)))
         self._queued_bytes += len(data)
         self._wake.set()
@@ -257,8 +250,8 @@ class WebSocketTransport(BaseTransport):
                 f"the WebSocket peer sent a message over max_message_bytes ({limit} bytes)",
             )
         try:
-            message = orjson.loads(data)
-        except orjson.JSONDecodeError as error:
+            message = parse_json(data)
+        except ValueError as error:
             raise _BadFrame(
                 INVALID_PAYLOAD,
                 "a text frame was not JSON",
