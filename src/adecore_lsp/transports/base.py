@@ -16,7 +16,7 @@ from .._emitter import Emitter
 from ..errors import TransportClosedError
 from ..types import Disposable, JSONObject
 
-__all__ = ["BaseTransport", "ByteStream", "CloseListener", "LspTransport", "MessageListener"]
+__all__ = ["ByteStream", "CloseListener", "LspTransport", "MessageListener"]
 
 T = TypeVar("T")
 
