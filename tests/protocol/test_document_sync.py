@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -99,7 +100,7 @@ def test_save_includes_the_text_when_asked() -> None:
 def test_a_document_that_is_not_open_is_refused(action: str) -> None:
     """Changing, saving or closing a URI that is not open raises ValueError naming it."""
     sync, sent = make_sync({"openClose": True, "change": 2})
-    call = {
+    call: Callable[[], object] = {
         "change": lambda: sync.change(URI, "x"),
         "save": lambda: sync.save(URI),
         "close": lambda: sync.close(URI),

@@ -198,6 +198,7 @@ def context(**options: Any) -> BuiltinContext:
 
 def test_configuration_needs_an_object_with_items() -> None:
     handler = BUILTIN_HANDLERS["workspace/configuration"]
+    params: Any
     for params in (None, [], {"items": "x"}):
         with pytest.raises(LspError) as caught:
             handler(context(), params)
