@@ -34,8 +34,9 @@ def create_stream_transport(
     """Carry JSON-RPC messages over ``stream`` with ``Content-Length`` framing.
 
     - ``send`` encodes the message and writes it to the stream. A message that cannot be
-      encoded (``NaN``, a lone surrogate, an object JSON cannot carry) raises from that
-      ``send`` alone; the transport stays open.
+      encoded (``NaN``, a lone surrogate, an object JSON cannot carry) raises
+      :class:`~adecore_lsp.errors.MessageEncodingError` from that ``send`` alone, before
+      anything is written; the transport stays open.
     - A frame that cannot be read, or one larger than ``max_message_bytes``, closes the
       stream, and the close listeners hear the :class:`FramingError`.
     - The stream ending closes the transport: the close listeners hear ``None``, or a
