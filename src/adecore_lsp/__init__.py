@@ -24,7 +24,8 @@ from .options import (
     ShowMessageHandler,
 )
 from .protocol.documents import TextDocument
-from .protocol.framing import ContentLengthDecoder, encode_message
+from .protocol.encoder import encode_body
+from .protocol.framing import DEFAULT_MAX_MESSAGE_BYTES, ContentLengthDecoder, encode_message
 from .protocol.positions import LineIndex, Position, PositionEncoding, Range
 from .server_calls import RequestHandler
 from .session import LspSession
@@ -43,6 +44,8 @@ __all__ = (
     "Listener",
     # framing
     "ContentLengthDecoder",
+    "DEFAULT_MAX_MESSAGE_BYTES",
+    "encode_body",
     "encode_message",
     # transports
     "ByteStream",

@@ -18,7 +18,7 @@ from ..protocol.framing import DEFAULT_MAX_MESSAGE_BYTES, ContentLengthDecoder, 
 from ..types import Disposable, JSONObject
 from .base import BaseTransport, ByteStream, LspTransport
 
-__all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "create_stream_transport"]
+__all__ = ["create_stream_transport"]
 
 LARGE_MESSAGE_BYTES = 1024 * 1024
 """Bodies larger than this are parsed with full GC collections postponed, when asked for."""

@@ -31,11 +31,8 @@ from ._websockets_client import (
 from .base import BaseTransport
 
 __all__ = [
-    "DEFAULT_MAX_MESSAGE_BYTES",
-    "SEND_BUFFER_LIMIT",
     "WebSocketConnection",
     "WebSocketFactory",
-    "WebSocketTransport",
     "connect_websocket",
 ]
 
