@@ -59,3 +59,36 @@ def test_bench_interop_quick_run_exits_cleanly() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "largest client share" in done.stdout  # the figure itself is the benchmark's job
+
+
+def test_bench_capabilities_small_run_exits_cleanly() -> None:
+    """`bench_capabilities.py --registrations 2000` times supports() and says if it met 10 µs."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_capabilities.py"), "--registrations", "2000"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2,000 registrations" in done.stdout
+    assert "target" in done.stdout
+
+
+def test_bench_roundtrip_takes_another_timer() -> None:
+    """`--other-timer` runs the sequential workload with one more asyncio timer armed."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "bench_roundtrip.py"),
+            "sequential",
+            "--quick",
+            "--other-timer",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "req/s" in done.stdout

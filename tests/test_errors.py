@@ -11,7 +11,12 @@ from adecore_lsp import (
     StaleResultError,
     TransportClosedError,
 )
-from adecore_lsp.errors import TransportError
+from adecore_lsp.errors import (
+    MessageEncodingError,
+    SendBufferFullError,
+    TransportError,
+    send_failure,
+)
 
 
 def test_tree() -> None:
@@ -66,3 +71,23 @@ def test_stale_result_error() -> None:
     assert error.uri == "file:///a.py"
     assert "file:///a.py" in str(error)
     assert isinstance(error, LspError)
+
+
+def test_send_failures_are_translated_into_lsp_errors() -> None:
+    """What a transport raises becomes what the caller of request()/notify() can catch."""
+    encoding = MessageEncodingError("NaN")
+    assert send_failure("m", encoding) is encoding
+    assert repr(encoding) == "MessageEncodingError('NaN')"
+    closed = send_failure("m", TransportClosedError("gone"))
+    assert isinstance(closed, LspError)
+    assert closed.code == ErrorCodes.InternalError
+    assert "closed" in str(closed)
+    # A custom transport's own encoding error is still a MessageEncodingError.
+    custom = send_failure("textDocument/hover", TypeError("not serialisable"))
+    assert isinstance(custom, MessageEncodingError)
+    assert "textDocument/hover" in str(custom)
+    full = send_failure("m", SendBufferFullError("8 MiB"))
+    assert isinstance(full, LspError)
+    assert "8 MiB" in str(full)
+    stop = KeyboardInterrupt()
+    assert send_failure("m", stop) is stop

@@ -68,6 +68,13 @@ def test_an_error_becomes_an_lsp_error() -> None:
     assert isinstance(bad, Response)
     assert bad.error is not None
     assert bad.error.code == ErrorCodes.InternalError
+    rpc.request("c", None, "w")
+    odd = rpc.receive({"id": 3, "error": {"code": "-1", "message": "m", "data": [1]}})
+    assert isinstance(odd, Response)
+    assert odd.error is not None
+    assert odd.error.code == ErrorCodes.InternalError
+    assert "malformed" in odd.error.message
+    assert odd.error.data == [1]
 
 
 def test_neither_result_nor_error_rejects() -> None:
