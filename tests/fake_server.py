@@ -139,6 +139,23 @@ class FakeServer:
         self.send(message)
         return await asyncio.wait_for(future, 5)
 
+    async def round_trip(self) -> None:
+        """Ask the client something it answers itself, and wait for the answer.
+
+        The client handles messages in order, and its writes arrive in order: once the answer
+        is here, everything the client did about the messages sent before it has arrived too.
+        """
+        await self.request("workspace/workspaceFolders")
+
+    async def wait_until(self, predicate: Callable[[], bool], *, timeout: float = 5) -> None:
+        """Wait until ``predicate()`` holds, checked whenever a message arrives."""
+
+        async def holds() -> None:
+            async with self._arrived:
+                await self._arrived.wait_for(predicate)
+
+        await asyncio.wait_for(holds(), timeout)
+
     def messages(self, method: str) -> list[dict[str, Any]]:
         """Every message received with ``method``, in order."""
         return [message for message in self.received if message.get("method") == method]

@@ -149,7 +149,7 @@ async def test_no_configuration_no_did_change_configuration(
     session = make_session()
     await session.initialize()
     await server.wait_for("initialized")
-    await asyncio.sleep(0.01)
+    await server.round_trip()
     assert server.messages("workspace/didChangeConfiguration") == []
 
 

@@ -289,7 +289,7 @@ async def test_server_cancel_sets_the_event_and_cancels_the_task(
     assert events[0].is_set()
     await asyncio.sleep(0)
     assert finished == ["cancelled"]
-    await asyncio.sleep(0.01)
+    await server.round_trip()
     assert [m for m in server.received if m.get("id") == 42] == [answer]
     server.notify("$/cancelRequest", {"id": 42})  # again: nothing happens
     server.notify("$/cancelRequest", {"id": [1]})  # nonsense: nothing happens
@@ -298,22 +298,26 @@ async def test_server_cancel_sets_the_event_and_cancels_the_task(
 async def test_duplicate_server_request_id_in_flight(server: FakeServer, ready: LspSession) -> None:
     """A request reusing an id in flight gets InvalidRequest; the first gets its answer."""
     release = asyncio.Event()
+    started = asyncio.Event()
 
     async def slow(params: Any, cancelled: asyncio.Event) -> Any:
+        started.set()
         await release.wait()
         return "first"
 
+    def answers_to_7() -> list[dict[str, Any]]:
+        return [m for m in server.received if m.get("id") == 7]
+
     ready.on_request("slow", slow)
     server.send({"jsonrpc": "2.0", "id": 7, "method": "slow"})
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(started.wait(), 5)
     server.send({"jsonrpc": "2.0", "id": 7, "method": "slow"})
-    await asyncio.sleep(0.01)
-    answers = [m for m in server.received if m.get("id") == 7]
-    assert len(answers) == 1
+    await server.wait_until(lambda: len(answers_to_7()) == 1)
+    answers = answers_to_7()
     assert answers[0]["error"]["code"] == ErrorCodes.InvalidRequest
     release.set()
-    await asyncio.sleep(0.01)
-    answers = [m for m in server.received if m.get("id") == 7]
+    await server.wait_until(lambda: len(answers_to_7()) == 2)
+    answers = answers_to_7()
     assert answers[1] == {"jsonrpc": "2.0", "id": 7, "result": "first"}
 
 
@@ -325,7 +329,7 @@ async def test_invalid_request_is_answered_and_reported(
     ready.on_error(errors.append)
     server.send({"jsonrpc": "2.0", "id": 5, "method": 12})
     server.send({"jsonrpc": "2.0", "params": {}})
-    await asyncio.sleep(0.01)
+    await server.round_trip()
     answers = [m for m in server.received if m.get("id") == 5]
     assert answers[0]["error"]["code"] == ErrorCodes.InvalidRequest
     assert len(errors) == 2
@@ -336,9 +340,11 @@ async def test_nothing_is_written_after_close(
 ) -> None:
     """A handler still running when the connection closes writes nothing."""
     release = asyncio.Event()
+    started = asyncio.Event()
     cancelled_seen: list[bool] = []
 
     async def slow(params: Any, cancelled: asyncio.Event) -> Any:
+        started.set()
         try:
             await release.wait()
         finally:
@@ -347,11 +353,10 @@ async def test_nothing_is_written_after_close(
 
     ready.on_request("slow", slow)
     server.send({"jsonrpc": "2.0", "id": 1, "method": "slow"})
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(started.wait(), 5)
     count = len(server.received)
-    await ready.shutdown()
+    await ready.shutdown()  # which waits for the cancelled handler to end
     release.set()
-    await asyncio.sleep(0.01)
     assert [m.get("method") for m in server.received[count:]] == ["shutdown", "exit"]
     assert cancelled_seen == [True]
 

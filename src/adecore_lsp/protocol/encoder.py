@@ -35,20 +35,29 @@ def encode_message(message: JSONObject) -> bytes:
 
     Only ``Content-Length`` is written, never ``Content-Type``: the default charset is the one
     we use, and some servers refuse frames with extra headers. Non-ASCII text is kept as is,
-    so the length counts bytes, not characters.
+    so the length counts bytes, not characters. The body is :func:`encode_body`'s, by the
+    same checks (its steps are repeated here, not called: a Python call less per message).
 
     Raises:
         MessageEncodingError: the message cannot be written as JSON (see :func:`encode_body`).
     """
-    body = encode_body(message)
+    if type(message) is not dict:
+        _check_is_dict(message)
+    try:
+        body = _dumps(message)
+    except TypeError as exc:  # orjson.JSONEncodeError is a TypeError
+        raise _encode_error(exc) from exc
+    if len(body) > _NULL_SEARCH_BYTES or body.find(b"null") >= 0:
+        _refuse_non_finite(message, body)
     return b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
 
 
 def encode_body(message: JSONObject) -> bytes:
     """Write one message as UTF-8 JSON, refusing whatever JSON cannot carry.
 
-    Every transport sends what this returns (the WebSocket one as a text frame), so a message
-    is refused alike everywhere, before anything is written.
+    Every transport sends what this (or :func:`encode_message`, the same body framed)
+    returns, the WebSocket one as a text frame, so a message is refused alike everywhere,
+    before anything is written.
 
     Raises:
         MessageEncodingError: (a ``ValueError``) the message is not a dict, or holds a float
@@ -56,25 +65,35 @@ def encode_body(message: JSONObject) -> bytes:
             integer beyond 64 bits, nesting too deep, a value of a type JSON has no form for
             (a ``set``, an arbitrary object), or a key that is not a string.
     """
-    if not isinstance(message, dict):
-        raise MessageEncodingError(
-            f"cannot encode the message: a message must be a dict, not {type(message).__name__}"
-        )
+    if type(message) is not dict:
+        _check_is_dict(message)
     try:
         body = _dumps(message)
     except TypeError as exc:  # orjson.JSONEncodeError is a TypeError
         raise _encode_error(exc) from exc
     # orjson writes NaN and infinities as null. A short body without "null" (the usual
-    # message) is settled by one search, inline; the rest is up to _hides_non_finite.
+    # message) is settled by one search, inline; the rest is up to _refuse_non_finite.
     # find() rather than "in": "in" on bytes first tries the needle as an int, and fails.
-    if (len(body) > _NULL_SEARCH_BYTES or body.find(b"null") >= 0) and _hides_non_finite(
-        message, body
-    ):
+    if len(body) > _NULL_SEARCH_BYTES or body.find(b"null") >= 0:
+        _refuse_non_finite(message, body)
+    return body
+
+
+def _check_is_dict(message: object) -> None:
+    """Refuse a message that is not a dict (a subclass of dict is one)."""
+    if not isinstance(message, dict):
+        raise MessageEncodingError(
+            f"cannot encode the message: a message must be a dict, not {type(message).__name__}"
+        )
+
+
+def _refuse_non_finite(message: JSONObject, body: bytes) -> None:
+    """Raise if orjson wrote a NaN or an infinity of ``message`` as a null in ``body``."""
+    if _hides_non_finite(message, body):
         path, value = _find_non_finite(message, "$")
         raise MessageEncodingError(
             f"cannot encode the message: {path} is {value!r}, and JSON has no NaN or Infinity"
         )
-    return body
 
 
 def _encode_error(exc: TypeError) -> MessageEncodingError:
