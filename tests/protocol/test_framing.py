@@ -286,6 +286,17 @@ def test_encode_message_is_the_header_then_encode_body() -> None:
     assert encode_message(MESSAGE) == b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
 
 
+def test_a_dict_subclass_is_a_message_too() -> None:
+    """An OrderedDict (or any dict subclass) encodes like the dict it is."""
+    from collections import OrderedDict
+
+    ordered = OrderedDict(MESSAGE)
+    assert encoder.encode_body(ordered) == encoder.encode_body(MESSAGE)
+    assert encode_message(ordered) == encode_message(MESSAGE)
+    with pytest.raises(MessageEncodingError, match="must be a dict"):
+        encode_message([1, 2])  # type: ignore[arg-type]
+
+
 # --- headers ----------------------------------------------------------------------------
 
 
