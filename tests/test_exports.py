@@ -67,6 +67,10 @@ ALSO_PUBLIC = {
     "WebSocketFactory",
 }
 
+# Modules reached as a namespace: adecore_lsp.__all__ lists the module, not its names (the
+# generated LSP types are hundreds of names, used as ``lsp_types.Hover``).
+NAMESPACE_MODULES = {"adecore_lsp.lsp_types"}
+
 DOCUMENTS = [
     REPO_ROOT / "README.md",
     REPO_ROOT / "CHANGELOG.md",
@@ -164,6 +168,10 @@ def test_submodule_all_is_reexported(module_name: str) -> None:
     """
     module = importlib.import_module(module_name)
     exported = set(adecore_lsp.__all__)
+    if module_name in NAMESPACE_MODULES:
+        assert getattr(adecore_lsp, module_name.rsplit(".", 1)[1]) is module
+        assert module_name.rsplit(".", 1)[1] in exported
+        return
     not_reexported = [
         name
         for name in declared_names(module)

@@ -5,6 +5,7 @@ Every public name is importable from here; the submodules are an implementation 
 
 from __future__ import annotations
 
+from . import lsp_types as lsp_types
 from ._version import __version__ as __version__
 from .errors import (
     ErrorCodes,
@@ -37,6 +38,8 @@ from .transports.websocket import WebSocketConnection, WebSocketFactory, connect
 from .types import JSON, Disposable, JSONObject, Listener
 
 __all__ = (
+    # the LSP 3.17 types, as a module
+    "lsp_types",
     # conventions
     "Disposable",
     "JSON",
