@@ -28,6 +28,7 @@ from .protocol.documents import TextDocument
 from .protocol.encoder import encode_body
 from .protocol.framing import DEFAULT_MAX_MESSAGE_BYTES, ContentLengthDecoder, encode_message
 from .protocol.positions import LineIndex, Position, PositionEncoding, Range
+from .protocol.semantic_tokens import SemanticToken
 from .server_calls import RequestHandler
 from .session import LspSession
 from .transports.base import ByteStream, CloseListener, LspTransport, MessageListener
@@ -76,6 +77,7 @@ __all__ = (
     "Position",
     "PositionEncoding",
     "Range",
+    "SemanticToken",
     "TextDocument",
     # errors
     "ErrorCodes",
