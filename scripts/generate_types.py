@@ -74,6 +74,7 @@ class Prop:
     type: Type
     optional: bool
     deprecated: str | None
+    doc: str
 
 
 @dataclass
@@ -129,21 +130,26 @@ def summary(documentation: str | None) -> str:
     match = _SENTENCE_END.search(text)
     if match is not None:
         text = text[: match.end()]
-    text = re.sub(r"(?<!`)`([^`]+)`(?!`)", r"``\1``", text)
-    text = text.replace("\\", "\\\\").replace('"""', "'''")
+    text = _literal_markup(text)
     if text and not text.endswith((".", "!", "?")):
         text += "."
     return text
 
 
+def _literal_markup(text: str) -> str:
+    """Markdown code spans as reST literals, and what would end a docstring escaped."""
+    text = re.sub(r"(?<!`)`([^`]+)`(?!`)", r"``\1``", text)
+    return text.replace("\\", "\\\\").replace('"""', "'''")
+
+
 def docstring(text: str, deprecated: str | None, width: int) -> str:
     """A one-line docstring of at most ``width`` characters, quotes included."""
     if deprecated is not None:
-        reason = " ".join(deprecated.split()).rstrip(".")
+        reason = _literal_markup(" ".join(deprecated.split())).rstrip(".")
         text = f"Deprecated ({reason}). {text}".rstrip()
     room = width - 6
     if len(text) > room:
-        cut = text[: room - 3].rsplit(" ", 1)[0].rstrip(",;:")
+        cut = text[: room - 3].rsplit(" ", 1)[0].rstrip(",;:.")
         text = cut + "..."
     if text.endswith('"'):
         text += " "
@@ -220,7 +226,13 @@ class _Model:
     def _new_prop(self, spec: Mapping[str, Any], owner: str) -> Prop:
         context = owner.lstrip("_") + spec["name"][:1].upper() + spec["name"][1:]
         type_ = self._convert(spec["type"], context, f"``{owner}.{spec['name']}``", top=True)
-        return Prop(spec["name"], type_, bool(spec.get("optional")), spec.get("deprecated"))
+        return Prop(
+            spec["name"],
+            type_,
+            bool(spec.get("optional")),
+            spec.get("deprecated"),
+            summary(spec.get("documentation")),
+        )
 
     def _convert(self, spec: Mapping[str, Any], context: str, where: str, top: bool) -> Type:
         kind = spec["kind"]
@@ -451,7 +463,7 @@ def _wrap_items(head: str, items: list[str], tail: str) -> list[str]:
 def _field(writer: _Writer, prop: Prop, indent: str, functional: bool) -> list[str]:
     annotation = writer.runtime(prop.type)
     lines = []
-    if prop.deprecated is not None:
+    if prop.deprecated is not None and functional:
         reason = " ".join(prop.deprecated.split())
         lines.append(f"{indent}# Deprecated: {reason}")
     head = f"{json.dumps(prop.name)}: " if functional else f"{prop.name}: "
@@ -462,6 +474,9 @@ def _field(writer: _Writer, prop: Prop, indent: str, functional: bool) -> list[s
         lines += _wrap(head, annotation, tail, indent)
     else:
         lines += _wrap(head, annotation, "", indent)
+    if (prop.doc or prop.deprecated is not None) and not functional:
+        # An attribute docstring: editors show it, and it costs nothing at run time.
+        lines.append(indent + docstring(prop.doc, prop.deprecated, LINE_LENGTH - len(indent)))
     return lines
 
 
@@ -503,6 +518,9 @@ def _enumeration(spec: Mapping[str, Any], value_alias: str) -> list[str]:
         literal = json.dumps(value["value"])
         values.append(literal)
         lines.append(f"{INDENT}{member}: Final = {literal}")
+        if value.get("documentation"):
+            text = summary(value["documentation"])
+            lines.append(INDENT + docstring(text, None, LINE_LENGTH - len(INDENT)))
     base = BASE_TYPES[spec["type"]["name"]]
     custom = bool(spec.get("supportsCustomValues"))
     alias = base if custom else None
@@ -540,6 +558,8 @@ How the metaModel is represented (nothing here does work at run time beyond defi
   that is a Python keyword takes a trailing ``_`` (``TextDocumentSyncKind.None_``).
 - A type alias is a ``TypeAlias``; ``LSPAny``, ``LSPObject`` and ``LSPArray`` are recursive.
 - ``DocumentUri`` and ``URI`` are ``str``, ``decimal`` is ``float``.
+- Each definition, property and enumeration value has the first sentence of its
+  documentation as a one-line docstring, marked when the metaModel deprecates it.
 
 The annotations are evaluated on import (no ``from __future__ import annotations``) so that
 ``__required_keys__`` and ``__optional_keys__`` are right at run time; the few that refer to a

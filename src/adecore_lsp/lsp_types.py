@@ -21,6 +21,8 @@ How the metaModel is represented (nothing here does work at run time beyond defi
   that is a Python keyword takes a trailing ``_`` (``TextDocumentSyncKind.None_``).
 - A type alias is a ``TypeAlias``; ``LSPAny``, ``LSPObject`` and ``LSPArray`` are recursive.
 - ``DocumentUri`` and ``URI`` are ``str``, ``decimal`` is ``float``.
+- Each definition, property and enumeration value has the first sentence of its
+  documentation as a one-line docstring, marked when the metaModel deprecates it.
 
 The annotations are evaluated on import (no ``from __future__ import annotations``) so that
 ``__required_keys__`` and ``__optional_keys__`` are right at run time; the few that refer to a
@@ -515,14 +517,23 @@ class CodeActionKind:
     """A set of predefined code action kinds."""
 
     Empty: Final = ""
+    """Empty kind."""
     QuickFix: Final = "quickfix"
+    """Base kind for quickfix actions: 'quickfix'."""
     Refactor: Final = "refactor"
+    """Base kind for refactoring actions: 'refactor'."""
     RefactorExtract: Final = "refactor.extract"
+    """Base kind for refactoring extraction actions: 'refactor.extract'."""
     RefactorInline: Final = "refactor.inline"
+    """Base kind for refactoring inline actions: 'refactor.inline'."""
     RefactorRewrite: Final = "refactor.rewrite"
+    """Base kind for refactoring rewrite actions: 'refactor.rewrite'."""
     Source: Final = "source"
+    """Base kind for source actions: ``source``."""
     SourceOrganizeImports: Final = "source.organizeImports"
+    """Base kind for an organize imports source action: ``source.organizeImports``."""
     SourceFixAll: Final = "source.fixAll"
+    """Base kind for auto-fix source actions: ``source.fixAll``."""
 
 
 CodeActionKindValue: TypeAlias = str
@@ -533,7 +544,9 @@ class CodeActionTriggerKind:
     """The reason why code actions were requested."""
 
     Invoked: Final = 1
+    """Code actions were explicitly requested by the user or by an extension."""
     Automatic: Final = 2
+    """Code actions were requested automatically."""
 
 
 CodeActionTriggerKindValue: TypeAlias = Literal[1, 2]
@@ -580,6 +593,7 @@ class CompletionItemTag:
     """Completion item tags are extra annotations that tweak the rendering of a completion item."""
 
     Deprecated: Final = 1
+    """Render a completion as obsolete, usually using a strike-out."""
 
 
 CompletionItemTagValue: TypeAlias = Literal[1]
@@ -590,8 +604,11 @@ class CompletionTriggerKind:
     """How a completion was triggered."""
 
     Invoked: Final = 1
+    """Completion was triggered by typing an identifier (24x7 code complete), manual..."""
     TriggerCharacter: Final = 2
+    """Completion was triggered by a trigger character specified by the ``triggerCharacters``..."""
     TriggerForIncompleteCompletions: Final = 3
+    """Completion was re-triggered as current completion list is incomplete."""
 
 
 CompletionTriggerKindValue: TypeAlias = Literal[1, 2, 3]
@@ -602,9 +619,13 @@ class DiagnosticSeverity:
     """The diagnostic's severity."""
 
     Error: Final = 1
+    """Reports an error."""
     Warning: Final = 2
+    """Reports a warning."""
     Information: Final = 3
+    """Reports an information."""
     Hint: Final = 4
+    """Reports a hint."""
 
 
 DiagnosticSeverityValue: TypeAlias = Literal[1, 2, 3, 4]
@@ -615,7 +636,9 @@ class DiagnosticTag:
     """The diagnostic tags."""
 
     Unnecessary: Final = 1
+    """Unused or unnecessary code."""
     Deprecated: Final = 2
+    """Deprecated or obsolete code."""
 
 
 DiagnosticTagValue: TypeAlias = Literal[1, 2]
@@ -626,7 +649,9 @@ class DocumentDiagnosticReportKind:
     """The document diagnostic report kinds."""
 
     Full: Final = "full"
+    """A diagnostic report with a full set of problems."""
     Unchanged: Final = "unchanged"
+    """A report indicating that the last returned report is still accurate."""
 
 
 DocumentDiagnosticReportKindValue: TypeAlias = Literal["full", "unchanged"]
@@ -637,8 +662,11 @@ class DocumentHighlightKind:
     """A document highlight kind."""
 
     Text: Final = 1
+    """A textual occurrence."""
     Read: Final = 2
+    """Read-access of a symbol, like reading a variable."""
     Write: Final = 3
+    """Write-access of a symbol, like writing to a variable."""
 
 
 DocumentHighlightKindValue: TypeAlias = Literal[1, 2, 3]
@@ -654,6 +682,7 @@ class ErrorCodes:
     InvalidParams: Final = -32602
     InternalError: Final = -32603
     ServerNotInitialized: Final = -32002
+    """Error code indicating that a server received a notification or request before the..."""
     UnknownErrorCode: Final = -32001
 
 
@@ -665,9 +694,13 @@ class FailureHandlingKind:
     """The values of the ``FailureHandlingKind`` enumeration."""
 
     Abort: Final = "abort"
+    """Applying the workspace change is simply aborted if one of the changes provided fails."""
     Transactional: Final = "transactional"
+    """All operations are executed transactional."""
     TextOnlyTransactional: Final = "textOnlyTransactional"
+    """If the workspace edit contains only textual file changes they are executed transactional."""
     Undo: Final = "undo"
+    """The client tries to undo the operations already executed."""
 
 
 FailureHandlingKindValue: TypeAlias = Literal[
@@ -680,8 +713,11 @@ class FileChangeType:
     """The file event type."""
 
     Created: Final = 1
+    """The file got created."""
     Changed: Final = 2
+    """The file got changed."""
     Deleted: Final = 3
+    """The file got deleted."""
 
 
 FileChangeTypeValue: TypeAlias = Literal[1, 2, 3]
@@ -692,7 +728,9 @@ class FileOperationPatternKind:
     """A pattern kind describing if a glob pattern matches a file a folder or both."""
 
     file: Final = "file"
+    """The pattern matches a file only."""
     folder: Final = "folder"
+    """The pattern matches a folder only."""
 
 
 FileOperationPatternKindValue: TypeAlias = Literal["file", "folder"]
@@ -703,8 +741,11 @@ class FoldingRangeKind:
     """A set of predefined range kinds."""
 
     Comment: Final = "comment"
+    """Folding range for a comment."""
     Imports: Final = "imports"
+    """Folding range for an import or include."""
     Region: Final = "region"
+    """Folding range for a region (e.g. ``#region``)."""
 
 
 FoldingRangeKindValue: TypeAlias = str
@@ -715,7 +756,9 @@ class InlayHintKind:
     """Inlay hint kinds."""
 
     Type: Final = 1
+    """An inlay hint that for a type annotation."""
     Parameter: Final = 2
+    """An inlay hint that is for a parameter."""
 
 
 InlayHintKindValue: TypeAlias = Literal[1, 2]
@@ -726,7 +769,9 @@ class InlineCompletionTriggerKind:
     """Describes how an inline completion provider was triggered."""
 
     Invoked: Final = 0
+    """Completion was triggered explicitly by a user gesture."""
     Automatic: Final = 1
+    """Completion was triggered automatically while editing."""
 
 
 InlineCompletionTriggerKindValue: TypeAlias = Literal[0, 1]
@@ -737,7 +782,9 @@ class InsertTextFormat:
     """Defines whether the insert text in a completion item should be interpreted as plain..."""
 
     PlainText: Final = 1
+    """The primary text to be inserted is treated as a plain string."""
     Snippet: Final = 2
+    """The primary text to be inserted is treated as a snippet."""
 
 
 InsertTextFormatValue: TypeAlias = Literal[1, 2]
@@ -748,7 +795,9 @@ class InsertTextMode:
     """How whitespace and indentation is handled during completion item insertion."""
 
     asIs: Final = 1
+    """The insertion or replace strings is taken as it is."""
     adjustIndentation: Final = 2
+    """The editor adjusts leading whitespace of new lines so that they match the indentation..."""
 
 
 InsertTextModeValue: TypeAlias = Literal[1, 2]
@@ -759,9 +808,13 @@ class LSPErrorCodes:
     """The values of the ``LSPErrorCodes`` enumeration."""
 
     RequestFailed: Final = -32803
+    """A request failed but it was syntactically correct, e.g the method name was known and..."""
     ServerCancelled: Final = -32802
+    """The server cancelled the request."""
     ContentModified: Final = -32801
+    """The server detected that the content of a document got modified outside normal conditions."""
     RequestCancelled: Final = -32800
+    """The client has canceled a request and a server has detected the cancel."""
 
 
 LSPErrorCodesValue: TypeAlias = int
@@ -772,7 +825,9 @@ class MarkupKind:
     """Describes the content type that a client supports in various result literals like..."""
 
     PlainText: Final = "plaintext"
+    """Plain text is supported as a content format."""
     Markdown: Final = "markdown"
+    """Markdown is supported as a content format."""
 
 
 MarkupKindValue: TypeAlias = Literal["plaintext", "markdown"]
@@ -783,10 +838,15 @@ class MessageType:
     """The message type."""
 
     Error: Final = 1
+    """An error message."""
     Warning: Final = 2
+    """A warning message."""
     Info: Final = 3
+    """An information message."""
     Log: Final = 4
+    """A log message."""
     Debug: Final = 5
+    """A debug message."""
 
 
 MessageTypeValue: TypeAlias = Literal[1, 2, 3, 4, 5]
@@ -797,8 +857,11 @@ class MonikerKind:
     """The moniker kind."""
 
     import_: Final = "import"
+    """The moniker represent a symbol that is imported into a project."""
     export: Final = "export"
+    """The moniker represents a symbol that is exported from a project."""
     local: Final = "local"
+    """The moniker represents a symbol that is local to a project (e.g. a local variable of a..."""
 
 
 MonikerKindValue: TypeAlias = Literal["import", "export", "local"]
@@ -809,7 +872,9 @@ class NotebookCellKind:
     """A notebook cell kind."""
 
     Markup: Final = 1
+    """A markup-cell is formatted source that is used for display."""
     Code: Final = 2
+    """A code-cell is source code."""
 
 
 NotebookCellKindValue: TypeAlias = Literal[1, 2]
@@ -820,8 +885,11 @@ class PositionEncodingKind:
     """A set of predefined position encoding kinds."""
 
     UTF8: Final = "utf-8"
+    """Character offsets count UTF-8 code units (e.g. bytes)."""
     UTF16: Final = "utf-16"
+    """Character offsets count UTF-16 code units."""
     UTF32: Final = "utf-32"
+    """Character offsets count UTF-32 code units."""
 
 
 PositionEncodingKindValue: TypeAlias = str
@@ -832,6 +900,7 @@ class PrepareSupportDefaultBehavior:
     """The values of the ``PrepareSupportDefaultBehavior`` enumeration."""
 
     Identifier: Final = 1
+    """The client's default behavior is to select the identifier according the to language's..."""
 
 
 PrepareSupportDefaultBehaviorValue: TypeAlias = Literal[1]
@@ -842,8 +911,11 @@ class ResourceOperationKind:
     """The values of the ``ResourceOperationKind`` enumeration."""
 
     Create: Final = "create"
+    """Supports creating new files and folders."""
     Rename: Final = "rename"
+    """Supports renaming existing files and folders."""
     Delete: Final = "delete"
+    """Supports deleting existing files and folders."""
 
 
 ResourceOperationKindValue: TypeAlias = Literal["create", "rename", "delete"]
@@ -874,6 +946,7 @@ class SemanticTokenTypes:
 
     namespace: Final = "namespace"
     type: Final = "type"
+    """Represents a generic type."""
     class_: Final = "class"
     enum: Final = "enum"
     interface: Final = "interface"
@@ -895,6 +968,7 @@ class SemanticTokenTypes:
     regexp: Final = "regexp"
     operator: Final = "operator"
     decorator: Final = "decorator"
+    """"""
 
 
 SemanticTokenTypesValue: TypeAlias = str
@@ -905,8 +979,11 @@ class SignatureHelpTriggerKind:
     """How a signature help was triggered."""
 
     Invoked: Final = 1
+    """Signature help was invoked manually by the user or by a command."""
     TriggerCharacter: Final = 2
+    """Signature help was triggered by a trigger character."""
     ContentChange: Final = 3
+    """Signature help was triggered by the cursor moving or by the document content changing."""
 
 
 SignatureHelpTriggerKindValue: TypeAlias = Literal[1, 2, 3]
@@ -954,6 +1031,7 @@ class SymbolTag:
     """Symbol tags are extra annotations that tweak the rendering of a symbol."""
 
     Deprecated: Final = 1
+    """Render a symbol as obsolete, usually using a strike-out."""
 
 
 SymbolTagValue: TypeAlias = Literal[1]
@@ -964,8 +1042,11 @@ class TextDocumentSaveReason:
     """Represents reasons why a text document is saved."""
 
     Manual: Final = 1
+    """Manually triggered, e.g. by the user pressing save, by starting debugging, or by an..."""
     AfterDelay: Final = 2
+    """Automatic after a delay."""
     FocusOut: Final = 3
+    """When the editor lost focus."""
 
 
 TextDocumentSaveReasonValue: TypeAlias = Literal[1, 2, 3]
@@ -976,8 +1057,11 @@ class TextDocumentSyncKind:
     """Defines how the host (editor) should sync document changes to the language server."""
 
     None_: Final = 0
+    """Documents should not be synced at all."""
     Full: Final = 1
+    """Documents are synced by always sending the full content of the document."""
     Incremental: Final = 2
+    """Documents are synced by sending the full content on open."""
 
 
 TextDocumentSyncKindValue: TypeAlias = Literal[0, 1, 2]
@@ -998,8 +1082,11 @@ class TraceValues:
     """The values of the ``TraceValues`` enumeration."""
 
     Off: Final = "off"
+    """Turn tracing off."""
     Messages: Final = "messages"
+    """Trace messages only."""
     Verbose: Final = "verbose"
+    """Verbose message tracing."""
 
 
 TraceValuesValue: TypeAlias = Literal["off", "messages", "verbose"]
@@ -1010,10 +1097,15 @@ class UniquenessLevel:
     """Moniker uniqueness level to define scope of the moniker."""
 
     document: Final = "document"
+    """The moniker is only unique inside a document."""
     project: Final = "project"
+    """The moniker is unique inside a project for which a dump got created."""
     group: Final = "group"
+    """The moniker is unique inside the group to which a project belongs."""
     scheme: Final = "scheme"
+    """The moniker is unique inside the moniker scheme."""
     global_: Final = "global"
+    """The moniker is globally unique."""
 
 
 UniquenessLevelValue: TypeAlias = Literal["document", "project", "group", "scheme", "global"]
@@ -1024,8 +1116,11 @@ class WatchKind:
     """The values of the ``WatchKind`` enumeration."""
 
     Create: Final = 1
+    """Interested in create events."""
     Change: Final = 2
+    """Interested in change events."""
     Delete: Final = 4
+    """Interested in delete events."""
 
 
 WatchKindValue: TypeAlias = int
@@ -1036,21 +1131,27 @@ class Position(TypedDict):
     """Position in a text document expressed as zero-based line and character offset."""
 
     line: int
+    """Line position in a document (zero-based)."""
     character: int
+    """Character offset on a line in a document (zero-based)."""
 
 
 class Range(TypedDict):
     """A range in a text document expressed as (zero-based) start and end positions."""
 
     start: Position
+    """The range's start position."""
     end: Position
+    """The range's end position."""
 
 
 class TextEdit(TypedDict):
     """A text edit applicable to a text document."""
 
     range: Range
+    """The range of the text document to be manipulated."""
     newText: str
+    """The string to be inserted."""
 
 
 ChangeAnnotationIdentifier: TypeAlias = str
@@ -1061,120 +1162,160 @@ class AnnotatedTextEdit(TextEdit):
     """A special text edit with an additional change annotation."""
 
     annotationId: ChangeAnnotationIdentifier
+    """The actual identifier of the change annotation."""
 
 
 class ChangeAnnotation(TypedDict):
     """Additional information that describes document changes."""
 
     label: str
+    """A human-readable string describing the actual change."""
     needsConfirmation: NotRequired[bool]
+    """A flag which indicates that user confirmation is needed before applying the change."""
     description: NotRequired[str]
+    """A human-readable string which is rendered less prominent in the user interface."""
 
 
 class CreateFileOptions(TypedDict):
     """Options to create a file."""
 
     overwrite: NotRequired[bool]
+    """Overwrite existing file."""
     ignoreIfExists: NotRequired[bool]
+    """Ignore if exists."""
 
 
 class CreateFile(TypedDict):
     """Create file operation."""
 
     kind: Literal["create"]
+    """A create."""
     annotationId: NotRequired[ChangeAnnotationIdentifier]
+    """An optional annotation identifier describing the operation."""
     uri: str
+    """The resource to create."""
     options: NotRequired[CreateFileOptions]
+    """Additional options."""
 
 
 class DeleteFileOptions(TypedDict):
     """Delete file options."""
 
     recursive: NotRequired[bool]
+    """Delete the content recursively if a folder is denoted."""
     ignoreIfNotExists: NotRequired[bool]
+    """Ignore the operation if the file doesn't exist."""
 
 
 class DeleteFile(TypedDict):
     """Delete file operation."""
 
     kind: Literal["delete"]
+    """A delete."""
     annotationId: NotRequired[ChangeAnnotationIdentifier]
+    """An optional annotation identifier describing the operation."""
     uri: str
+    """The file to delete."""
     options: NotRequired[DeleteFileOptions]
+    """Delete options."""
 
 
 class RenameFileOptions(TypedDict):
     """Rename file options."""
 
     overwrite: NotRequired[bool]
+    """Overwrite target if existing."""
     ignoreIfExists: NotRequired[bool]
+    """Ignores if target exists."""
 
 
 class RenameFile(TypedDict):
     """Rename file operation."""
 
     kind: Literal["rename"]
+    """A rename."""
     annotationId: NotRequired[ChangeAnnotationIdentifier]
+    """An optional annotation identifier describing the operation."""
     oldUri: str
+    """The old (existing) location."""
     newUri: str
+    """The new location."""
     options: NotRequired[RenameFileOptions]
+    """Rename options."""
 
 
 class TextDocumentIdentifier(TypedDict):
     """A literal to identify a text document in the client."""
 
     uri: str
+    """The text document's uri."""
 
 
 class OptionalVersionedTextDocumentIdentifier(TextDocumentIdentifier):
     """A text document identifier to optionally denote a specific version of a text document."""
 
     version: int | None
+    """The version number of this document."""
 
 
 class TextDocumentEdit(TypedDict):
     """Describes textual changes on a text document."""
 
     textDocument: OptionalVersionedTextDocumentIdentifier
+    """The text document to change."""
     edits: list[TextEdit | AnnotatedTextEdit]
+    """The edits to be applied."""
 
 
 class WorkspaceEdit(TypedDict):
     """A workspace edit represents changes to many resources managed in the workspace."""
 
     changes: NotRequired[dict[str, list[TextEdit]]]
+    """Holds changes to existing resources."""
     documentChanges: NotRequired[list[TextDocumentEdit | CreateFile | RenameFile | DeleteFile]]
+    """Depending on the client capability ``workspace.workspaceEdit.resourceOperations``..."""
     changeAnnotations: NotRequired[dict[ChangeAnnotationIdentifier, ChangeAnnotation]]
+    """A map of change annotations that can be referenced in ``AnnotatedTextEdit``s or..."""
 
 
 class ApplyWorkspaceEditParams(TypedDict):
     """The parameters passed via an apply workspace edit request."""
 
     label: NotRequired[str]
+    """An optional label of the workspace edit."""
     edit: WorkspaceEdit
+    """The edits to apply."""
 
 
 class ApplyWorkspaceEditResult(TypedDict):
     """The result returned from the apply workspace edit request."""
 
     applied: bool
+    """Indicates whether the edit was applied or not."""
     failureReason: NotRequired[str]
+    """An optional textual description for why the edit was not applied."""
     failedChange: NotRequired[int]
+    """Depending on the client's failure handling strategy ``failedChange`` might contain the..."""
 
 
 class BaseSymbolInformation(TypedDict):
     """A base for all symbol information."""
 
     name: str
+    """The name of this symbol."""
     kind: SymbolKindValue
+    """The kind of this symbol."""
     tags: NotRequired[list[SymbolTagValue]]
+    """Tags for this symbol."""
     containerName: NotRequired[str]
+    """The name of the symbol containing this symbol."""
 
 
 class CallHierarchyClientCapabilities(TypedDict):
     """The ``CallHierarchyClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration."""
 
 
 LSPArray: TypeAlias = list["LSPAny"]
@@ -1193,13 +1334,21 @@ class CallHierarchyItem(TypedDict):
     """Represents programming constructs like functions or constructors in the context of..."""
 
     name: str
+    """The name of this item."""
     kind: SymbolKindValue
+    """The kind of this item."""
     tags: NotRequired[list[SymbolTagValue]]
+    """Tags for this item."""
     detail: NotRequired[str]
+    """More detail for this item, e.g. the signature of a function."""
     uri: str
+    """The resource identifier of this item."""
     range: Range
+    """The range enclosing this symbol not including leading/trailing whitespace but..."""
     selectionRange: Range
+    """The range that should be selected and revealed when this symbol is being picked, e.g..."""
     data: NotRequired[LSPAny]
+    """A data entry field that is preserved between a call hierarchy prepare and incoming..."""
 
 
 # Represents an incoming call, e.g. a caller of a method or constructor.
@@ -1220,12 +1369,14 @@ class WorkDoneProgressParams(TypedDict):
     """The ``WorkDoneProgressParams`` structure."""
 
     workDoneToken: NotRequired[ProgressToken]
+    """An optional token that a server can use to report work done progress."""
 
 
 class PartialResultParams(TypedDict):
     """The ``PartialResultParams`` structure."""
 
     partialResultToken: NotRequired[ProgressToken]
+    """An optional token that a server can use to report partial results (e.g. streaming) to..."""
 
 
 class CallHierarchyIncomingCallsParams(WorkDoneProgressParams, PartialResultParams):
@@ -1248,7 +1399,9 @@ class CallHierarchyOutgoingCall(TypedDict):
     """Represents an outgoing call, e.g. calling a getter from a method or a method from a..."""
 
     to: CallHierarchyItem
+    """The item that is called."""
     fromRanges: list[Range]
+    """The range at which this item is called."""
 
 
 class CallHierarchyOutgoingCallsParams(WorkDoneProgressParams, PartialResultParams):
@@ -1261,7 +1414,9 @@ class TextDocumentPositionParams(TypedDict):
     """A parameter literal used in requests to pass a text document and a position inside..."""
 
     textDocument: TextDocumentIdentifier
+    """The text document."""
     position: Position
+    """The position inside the text document."""
 
 
 class CallHierarchyPrepareParams(TextDocumentPositionParams, WorkDoneProgressParams):
@@ -1272,24 +1427,33 @@ class NotebookDocumentFilterType1(TypedDict):
     """The type of the inline object of ``NotebookDocumentFilter``."""
 
     notebookType: str
+    """The type of the enclosing notebook."""
     scheme: NotRequired[str]
+    """A Uri scheme, like ``file`` or ``untitled``."""
     pattern: NotRequired[str]
+    """A glob pattern."""
 
 
 class NotebookDocumentFilterType2(TypedDict):
     """The type of the inline object of ``NotebookDocumentFilter``."""
 
     notebookType: NotRequired[str]
+    """The type of the enclosing notebook."""
     scheme: str
+    """A Uri scheme, like ``file`` or ``untitled``."""
     pattern: NotRequired[str]
+    """A glob pattern."""
 
 
 class NotebookDocumentFilterType3(TypedDict):
     """The type of the inline object of ``NotebookDocumentFilter``."""
 
     notebookType: NotRequired[str]
+    """The type of the enclosing notebook."""
     scheme: NotRequired[str]
+    """A Uri scheme, like ``file`` or ``untitled``."""
     pattern: str
+    """A glob pattern."""
 
 
 NotebookDocumentFilter: TypeAlias = (
@@ -1302,31 +1466,42 @@ class NotebookCellTextDocumentFilter(TypedDict):
     """A notebook cell text document filter denotes a cell text document by different properties."""
 
     notebook: str | NotebookDocumentFilter
+    """A filter that matches against the notebook containing the notebook cell."""
     language: NotRequired[str]
+    """A language id like ``python``."""
 
 
 class TextDocumentFilterType1(TypedDict):
     """The type of the inline object of ``TextDocumentFilter``."""
 
     language: str
+    """A language id, like ``typescript``."""
     scheme: NotRequired[str]
+    """A Uri scheme, like ``file`` or ``untitled``."""
     pattern: NotRequired[str]
+    """A glob pattern, like **​/*.{ts,js}."""
 
 
 class TextDocumentFilterType2(TypedDict):
     """The type of the inline object of ``TextDocumentFilter``."""
 
     language: NotRequired[str]
+    """A language id, like ``typescript``."""
     scheme: str
+    """A Uri scheme, like ``file`` or ``untitled``."""
     pattern: NotRequired[str]
+    """A glob pattern, like **​/*.{ts,js}."""
 
 
 class TextDocumentFilterType3(TypedDict):
     """The type of the inline object of ``TextDocumentFilter``."""
 
     language: NotRequired[str]
+    """A language id, like ``typescript``."""
     scheme: NotRequired[str]
+    """A Uri scheme, like ``file`` or ``untitled``."""
     pattern: str
+    """A glob pattern, like **​/*.{ts,js}."""
 
 
 TextDocumentFilter: TypeAlias = (
@@ -1347,12 +1522,14 @@ class TextDocumentRegistrationOptions(TypedDict):
     """General text document registration options."""
 
     documentSelector: DocumentSelector | None
+    """A document selector to identify the scope of the registration."""
 
 
 class StaticRegistrationOptions(TypedDict):
     """Static registration options to be returned in the initialize request."""
 
     id: NotRequired[str]
+    """The id used to register the request."""
 
 
 class CallHierarchyRegistrationOptions(
@@ -1365,86 +1542,112 @@ class CancelParams(TypedDict):
     """The ``CancelParams`` structure."""
 
     id: int | str
+    """The request id to cancel."""
 
 
 class GeneralClientCapabilitiesStaleRequestSupport(TypedDict):
     """The type of the inline object of ``GeneralClientCapabilities.staleRequestSupport``."""
 
     cancel: bool
+    """The client will actively cancel the request."""
     retryOnContentModified: list[str]
+    """The list of requests for which the client will retry the request if it receives a..."""
 
 
 class MarkdownClientCapabilities(TypedDict):
     """Client capabilities specific to the used markdown parser."""
 
     parser: str
+    """The name of the parser."""
     version: NotRequired[str]
+    """The version of the parser."""
     allowedTags: NotRequired[list[str]]
+    """A list of HTML tags that the client allows / supports in Markdown."""
 
 
 class RegularExpressionsClientCapabilities(TypedDict):
     """Client capabilities specific to regular expressions."""
 
     engine: str
+    """The engine's name."""
     version: NotRequired[str]
+    """The engine's version."""
 
 
 class GeneralClientCapabilities(TypedDict):
     """General client capabilities."""
 
     staleRequestSupport: NotRequired[GeneralClientCapabilitiesStaleRequestSupport]
+    """Client capability that signals how the client handles stale requests (e.g. a request..."""
     regularExpressions: NotRequired[RegularExpressionsClientCapabilities]
+    """Client capabilities specific to regular expressions."""
     markdown: NotRequired[MarkdownClientCapabilities]
+    """Client capabilities specific to the client's markdown parser."""
     positionEncodings: NotRequired[list[PositionEncodingKindValue]]
+    """The position encodings supported by the client."""
 
 
 class NotebookDocumentSyncClientCapabilities(TypedDict):
     """Notebook specific client capabilities."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration."""
     executionSummarySupport: NotRequired[bool]
+    """The client supports sending execution summary data per cell."""
 
 
 class NotebookDocumentClientCapabilities(TypedDict):
     """Capabilities specific to the notebook document support."""
 
     synchronization: NotebookDocumentSyncClientCapabilities
+    """Capabilities specific to notebook document synchronization."""
 
 
 class CodeActionClientCapabilitiesCodeActionLiteralSupportCodeActionKind(TypedDict):
     """The type of the inline object of..."""
 
     valueSet: list[CodeActionKindValue]
+    """The code action kind values the client supports."""
 
 
 class CodeActionClientCapabilitiesCodeActionLiteralSupport(TypedDict):
     """The type of the inline object of..."""
 
     codeActionKind: CodeActionClientCapabilitiesCodeActionLiteralSupportCodeActionKind
+    """The code action kind is support with the following value set."""
 
 
 class CodeActionClientCapabilitiesResolveSupport(TypedDict):
     """The type of the inline object of ``CodeActionClientCapabilities.resolveSupport``."""
 
     properties: list[str]
+    """The properties that a client can resolve lazily."""
 
 
 class CodeActionClientCapabilities(TypedDict):
     """The Client Capabilities of a CodeActionRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether code action supports dynamic registration."""
     codeActionLiteralSupport: NotRequired[CodeActionClientCapabilitiesCodeActionLiteralSupport]
+    """The client support code action literals of type ``CodeAction`` as a valid response of..."""
     isPreferredSupport: NotRequired[bool]
+    """Whether code action supports the ``isPreferred`` property."""
     disabledSupport: NotRequired[bool]
+    """Whether code action supports the ``disabled`` property."""
     dataSupport: NotRequired[bool]
+    """Whether code action supports the ``data`` property which is preserved between a..."""
     resolveSupport: NotRequired[CodeActionClientCapabilitiesResolveSupport]
+    """Whether the client supports resolving additional code action properties via a separate..."""
     honorsChangeAnnotations: NotRequired[bool]
+    """Whether the client honors the change annotations in text edits and resource operations..."""
 
 
 class CodeLensClientCapabilities(TypedDict):
     """The client capabilities of a CodeLensRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether code lens supports dynamic registration."""
 
 
 class CompletionClientCapabilitiesCompletionItemInsertTextModeSupport(TypedDict):
@@ -1457,249 +1660,320 @@ class CompletionClientCapabilitiesCompletionItemResolveSupport(TypedDict):
     """The type of the inline object of..."""
 
     properties: list[str]
+    """The properties that a client can resolve lazily."""
 
 
 class CompletionClientCapabilitiesCompletionItemTagSupport(TypedDict):
     """The type of the inline object of..."""
 
     valueSet: list[CompletionItemTagValue]
+    """The tags supported by the client."""
 
 
 class CompletionClientCapabilitiesCompletionItem(TypedDict):
     """The type of the inline object of ``CompletionClientCapabilities.completionItem``."""
 
     snippetSupport: NotRequired[bool]
+    """Client supports snippets as insert text."""
     commitCharactersSupport: NotRequired[bool]
+    """Client supports commit characters on a completion item."""
     documentationFormat: NotRequired[list[MarkupKindValue]]
+    """Client supports the following content formats for the documentation property."""
     deprecatedSupport: NotRequired[bool]
+    """Client supports the deprecated property on a completion item."""
     preselectSupport: NotRequired[bool]
+    """Client supports the preselect property on a completion item."""
     tagSupport: NotRequired[CompletionClientCapabilitiesCompletionItemTagSupport]
+    """Client supports the tag property on a completion item."""
     insertReplaceSupport: NotRequired[bool]
+    """Client support insert replace edit to control different behavior if a completion item..."""
     resolveSupport: NotRequired[CompletionClientCapabilitiesCompletionItemResolveSupport]
+    """Indicates which properties a client can resolve lazily on a completion item."""
     insertTextModeSupport: NotRequired[
         CompletionClientCapabilitiesCompletionItemInsertTextModeSupport
     ]
+    """The client supports the ``insertTextMode`` property on a completion item to override..."""
     labelDetailsSupport: NotRequired[bool]
+    """The client has support for completion item label details (see also..."""
 
 
 class CompletionClientCapabilitiesCompletionItemKind(TypedDict):
     """The type of the inline object of ``CompletionClientCapabilities.completionItemKind``."""
 
     valueSet: NotRequired[list[CompletionItemKindValue]]
+    """The completion item kind values the client supports."""
 
 
 class CompletionClientCapabilitiesCompletionList(TypedDict):
     """The type of the inline object of ``CompletionClientCapabilities.completionList``."""
 
     itemDefaults: NotRequired[list[str]]
+    """The client supports the following itemDefaults on a completion list."""
 
 
 class CompletionClientCapabilities(TypedDict):
     """Completion client capabilities."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether completion supports dynamic registration."""
     completionItem: NotRequired[CompletionClientCapabilitiesCompletionItem]
+    """The client supports the following ``CompletionItem`` specific capabilities."""
     completionItemKind: NotRequired[CompletionClientCapabilitiesCompletionItemKind]
     insertTextMode: NotRequired[InsertTextModeValue]
+    """Defines how the client handles whitespace and indentation when accepting a completion..."""
     contextSupport: NotRequired[bool]
+    """The client supports to send additional context information for a..."""
     completionList: NotRequired[CompletionClientCapabilitiesCompletionList]
+    """The client supports the following ``CompletionList`` specific capabilities."""
 
 
 class DeclarationClientCapabilities(TypedDict):
     """The ``DeclarationClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether declaration supports dynamic registration."""
     linkSupport: NotRequired[bool]
+    """The client supports additional metadata in the form of declaration links."""
 
 
 class DefinitionClientCapabilities(TypedDict):
     """Client Capabilities for a DefinitionRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether definition supports dynamic registration."""
     linkSupport: NotRequired[bool]
+    """The client supports additional metadata in the form of definition links."""
 
 
 class DiagnosticClientCapabilities(TypedDict):
     """Client capabilities specific to diagnostic pull requests."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration."""
     relatedDocumentSupport: NotRequired[bool]
+    """Whether the clients supports related documents for document diagnostic pulls."""
 
 
 class DocumentColorClientCapabilities(TypedDict):
     """The ``DocumentColorClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration."""
 
 
 class DocumentFormattingClientCapabilities(TypedDict):
     """Client capabilities of a DocumentFormattingRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether formatting supports dynamic registration."""
 
 
 class DocumentHighlightClientCapabilities(TypedDict):
     """Client Capabilities for a DocumentHighlightRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether document highlight supports dynamic registration."""
 
 
 class DocumentLinkClientCapabilities(TypedDict):
     """The client capabilities of a DocumentLinkRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether document link supports dynamic registration."""
     tooltipSupport: NotRequired[bool]
+    """Whether the client supports the ``tooltip`` property on ``DocumentLink``."""
 
 
 class DocumentOnTypeFormattingClientCapabilities(TypedDict):
     """Client capabilities of a DocumentOnTypeFormattingRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether on type formatting supports dynamic registration."""
 
 
 class DocumentRangeFormattingClientCapabilities(TypedDict):
     """Client capabilities of a DocumentRangeFormattingRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether range formatting supports dynamic registration."""
     rangesSupport: NotRequired[bool]
+    """Whether the client supports formatting multiple ranges at once."""
 
 
 class DocumentSymbolClientCapabilitiesSymbolKind(TypedDict):
     """The type of the inline object of ``DocumentSymbolClientCapabilities.symbolKind``."""
 
     valueSet: NotRequired[list[SymbolKindValue]]
+    """The symbol kind values the client supports."""
 
 
 class DocumentSymbolClientCapabilitiesTagSupport(TypedDict):
     """The type of the inline object of ``DocumentSymbolClientCapabilities.tagSupport``."""
 
     valueSet: list[SymbolTagValue]
+    """The tags supported by the client."""
 
 
 class DocumentSymbolClientCapabilities(TypedDict):
     """Client Capabilities for a DocumentSymbolRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether document symbol supports dynamic registration."""
     symbolKind: NotRequired[DocumentSymbolClientCapabilitiesSymbolKind]
+    """Specific capabilities for the ``SymbolKind`` in the ``textDocument/documentSymbol``..."""
     hierarchicalDocumentSymbolSupport: NotRequired[bool]
+    """The client supports hierarchical document symbols."""
     tagSupport: NotRequired[DocumentSymbolClientCapabilitiesTagSupport]
+    """The client supports tags on ``SymbolInformation``."""
     labelSupport: NotRequired[bool]
+    """The client supports an additional label presented in the UI when registering a..."""
 
 
 class FoldingRangeClientCapabilitiesFoldingRange(TypedDict):
     """The type of the inline object of ``FoldingRangeClientCapabilities.foldingRange``."""
 
     collapsedText: NotRequired[bool]
+    """If set, the client signals that it supports setting collapsedText on folding ranges to..."""
 
 
 class FoldingRangeClientCapabilitiesFoldingRangeKind(TypedDict):
     """The type of the inline object of ``FoldingRangeClientCapabilities.foldingRangeKind``."""
 
     valueSet: NotRequired[list[FoldingRangeKindValue]]
+    """The folding range kind values the client supports."""
 
 
 class FoldingRangeClientCapabilities(TypedDict):
     """The ``FoldingRangeClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration for folding range providers."""
     rangeLimit: NotRequired[int]
+    """The maximum number of folding ranges that the client prefers to receive per document."""
     lineFoldingOnly: NotRequired[bool]
+    """If set, the client signals that it only supports folding complete lines."""
     foldingRangeKind: NotRequired[FoldingRangeClientCapabilitiesFoldingRangeKind]
+    """Specific options for the folding range kind."""
     foldingRange: NotRequired[FoldingRangeClientCapabilitiesFoldingRange]
+    """Specific options for the folding range."""
 
 
 class HoverClientCapabilities(TypedDict):
     """The ``HoverClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether hover supports dynamic registration."""
     contentFormat: NotRequired[list[MarkupKindValue]]
+    """Client supports the following content formats for the content property."""
 
 
 class ImplementationClientCapabilities(TypedDict):
     """The ``ImplementationClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration."""
     linkSupport: NotRequired[bool]
+    """The client supports additional metadata in the form of definition links."""
 
 
 class InlayHintClientCapabilitiesResolveSupport(TypedDict):
     """The type of the inline object of ``InlayHintClientCapabilities.resolveSupport``."""
 
     properties: list[str]
+    """The properties that a client can resolve lazily."""
 
 
 class InlayHintClientCapabilities(TypedDict):
     """Inlay hint client capabilities."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether inlay hints support dynamic registration."""
     resolveSupport: NotRequired[InlayHintClientCapabilitiesResolveSupport]
+    """Indicates which properties a client can resolve lazily on an inlay hint."""
 
 
 class InlineCompletionClientCapabilities(TypedDict):
     """Client capabilities specific to inline completions."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration for inline completion providers."""
 
 
 class InlineValueClientCapabilities(TypedDict):
     """Client capabilities specific to inline values."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration for inline value providers."""
 
 
 class LinkedEditingRangeClientCapabilities(TypedDict):
     """Client capabilities for the linked editing range request."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration."""
 
 
 class MonikerClientCapabilities(TypedDict):
     """Client capabilities specific to the moniker request."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether moniker supports dynamic registration."""
 
 
 class PublishDiagnosticsClientCapabilitiesTagSupport(TypedDict):
     """The type of the inline object of ``PublishDiagnosticsClientCapabilities.tagSupport``."""
 
     valueSet: list[DiagnosticTagValue]
+    """The tags supported by the client."""
 
 
 class PublishDiagnosticsClientCapabilities(TypedDict):
     """The publish diagnostic client capabilities."""
 
     relatedInformation: NotRequired[bool]
+    """Whether the clients accepts diagnostics with related information."""
     tagSupport: NotRequired[PublishDiagnosticsClientCapabilitiesTagSupport]
+    """Client supports the tag property to provide meta data about a diagnostic."""
     versionSupport: NotRequired[bool]
+    """Whether the client interprets the version property of the..."""
     codeDescriptionSupport: NotRequired[bool]
+    """Client supports a codeDescription property."""
     dataSupport: NotRequired[bool]
+    """Whether code action supports the ``data`` property which is preserved between a..."""
 
 
 class ReferenceClientCapabilities(TypedDict):
     """Client Capabilities for a ReferencesRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether references supports dynamic registration."""
 
 
 class RenameClientCapabilities(TypedDict):
     """The ``RenameClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether rename supports dynamic registration."""
     prepareSupport: NotRequired[bool]
+    """Client supports testing for validity of rename operations before execution."""
     prepareSupportDefaultBehavior: NotRequired[PrepareSupportDefaultBehaviorValue]
+    """Client supports the default behavior result."""
     honorsChangeAnnotations: NotRequired[bool]
+    """Whether the client honors the change annotations in text edits and resource operations..."""
 
 
 class SelectionRangeClientCapabilities(TypedDict):
     """The ``SelectionRangeClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration for selection range providers."""
 
 
 class SemanticTokensClientCapabilitiesRequestsFullType(TypedDict):
     """The type of the inline object of ``SemanticTokensClientCapabilitiesRequests.full``."""
 
     delta: NotRequired[bool]
+    """The client will send the ``textDocument/semanticTokens/full/delta`` request if the..."""
 
 
 class SemanticTokensClientCapabilitiesRequestsRangeType(TypedDict):
@@ -1710,290 +1984,408 @@ class SemanticTokensClientCapabilitiesRequests(TypedDict):
     """The type of the inline object of ``SemanticTokensClientCapabilities.requests``."""
 
     range: NotRequired[bool | SemanticTokensClientCapabilitiesRequestsRangeType]
+    """The client will send the ``textDocument/semanticTokens/range`` request if the server..."""
     full: NotRequired[bool | SemanticTokensClientCapabilitiesRequestsFullType]
+    """The client will send the ``textDocument/semanticTokens/full`` request if the server..."""
 
 
 class SemanticTokensClientCapabilities(TypedDict):
     """The ``SemanticTokensClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration."""
     requests: SemanticTokensClientCapabilitiesRequests
+    """Which requests the client supports and might send to the server depending on the..."""
     tokenTypes: list[str]
+    """The token types that the client supports."""
     tokenModifiers: list[str]
+    """The token modifiers that the client supports."""
     formats: list[TokenFormatValue]
+    """The token formats the clients supports."""
     overlappingTokenSupport: NotRequired[bool]
+    """Whether the client supports tokens that can overlap each other."""
     multilineTokenSupport: NotRequired[bool]
+    """Whether the client supports tokens that can span multiple lines."""
     serverCancelSupport: NotRequired[bool]
+    """Whether the client allows the server to actively cancel a semantic token request, e.g..."""
     augmentsSyntaxTokens: NotRequired[bool]
+    """Whether the client uses semantic tokens to augment existing syntax tokens."""
 
 
 class SignatureHelpClientCapabilitiesSignatureInformationParameterInformation(TypedDict):
     """The type of the inline object of..."""
 
     labelOffsetSupport: NotRequired[bool]
+    """The client supports processing label offsets instead of a simple label string."""
 
 
 class SignatureHelpClientCapabilitiesSignatureInformation(TypedDict):
     """The type of the inline object of ``SignatureHelpClientCapabilities.signatureInformation``."""
 
     documentationFormat: NotRequired[list[MarkupKindValue]]
+    """Client supports the following content formats for the documentation property."""
     parameterInformation: NotRequired[
         SignatureHelpClientCapabilitiesSignatureInformationParameterInformation
     ]
+    """Client capabilities specific to parameter information."""
     activeParameterSupport: NotRequired[bool]
+    """The client supports the ``activeParameter`` property on ``SignatureInformation`` literal."""
 
 
 class SignatureHelpClientCapabilities(TypedDict):
     """Client Capabilities for a SignatureHelpRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether signature help supports dynamic registration."""
     signatureInformation: NotRequired[SignatureHelpClientCapabilitiesSignatureInformation]
+    """The client supports the following ``SignatureInformation`` specific properties."""
     contextSupport: NotRequired[bool]
+    """The client supports to send additional context information for a..."""
 
 
 class TextDocumentSyncClientCapabilities(TypedDict):
     """The ``TextDocumentSyncClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether text document synchronization supports dynamic registration."""
     willSave: NotRequired[bool]
+    """The client supports sending will save notifications."""
     willSaveWaitUntil: NotRequired[bool]
+    """The client supports sending a will save request and waits for a response providing..."""
     didSave: NotRequired[bool]
+    """The client supports did save notifications."""
 
 
 class TypeDefinitionClientCapabilities(TypedDict):
     """Since 3.6.0."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration."""
     linkSupport: NotRequired[bool]
+    """The client supports additional metadata in the form of definition links."""
 
 
 class TypeHierarchyClientCapabilities(TypedDict):
     """The ``TypeHierarchyClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether implementation supports dynamic registration."""
 
 
 class TextDocumentClientCapabilities(TypedDict):
     """Text document specific client capabilities."""
 
     synchronization: NotRequired[TextDocumentSyncClientCapabilities]
+    """Defines which synchronization capabilities the client supports."""
     completion: NotRequired[CompletionClientCapabilities]
+    """Capabilities specific to the ``textDocument/completion`` request."""
     hover: NotRequired[HoverClientCapabilities]
+    """Capabilities specific to the ``textDocument/hover`` request."""
     signatureHelp: NotRequired[SignatureHelpClientCapabilities]
+    """Capabilities specific to the ``textDocument/signatureHelp`` request."""
     declaration: NotRequired[DeclarationClientCapabilities]
+    """Capabilities specific to the ``textDocument/declaration`` request."""
     definition: NotRequired[DefinitionClientCapabilities]
+    """Capabilities specific to the ``textDocument/definition`` request."""
     typeDefinition: NotRequired[TypeDefinitionClientCapabilities]
+    """Capabilities specific to the ``textDocument/typeDefinition`` request."""
     implementation: NotRequired[ImplementationClientCapabilities]
+    """Capabilities specific to the ``textDocument/implementation`` request."""
     references: NotRequired[ReferenceClientCapabilities]
+    """Capabilities specific to the ``textDocument/references`` request."""
     documentHighlight: NotRequired[DocumentHighlightClientCapabilities]
+    """Capabilities specific to the ``textDocument/documentHighlight`` request."""
     documentSymbol: NotRequired[DocumentSymbolClientCapabilities]
+    """Capabilities specific to the ``textDocument/documentSymbol`` request."""
     codeAction: NotRequired[CodeActionClientCapabilities]
+    """Capabilities specific to the ``textDocument/codeAction`` request."""
     codeLens: NotRequired[CodeLensClientCapabilities]
+    """Capabilities specific to the ``textDocument/codeLens`` request."""
     documentLink: NotRequired[DocumentLinkClientCapabilities]
+    """Capabilities specific to the ``textDocument/documentLink`` request."""
     colorProvider: NotRequired[DocumentColorClientCapabilities]
+    """Capabilities specific to the ``textDocument/documentColor`` and the..."""
     formatting: NotRequired[DocumentFormattingClientCapabilities]
+    """Capabilities specific to the ``textDocument/formatting`` request."""
     rangeFormatting: NotRequired[DocumentRangeFormattingClientCapabilities]
+    """Capabilities specific to the ``textDocument/rangeFormatting`` request."""
     onTypeFormatting: NotRequired[DocumentOnTypeFormattingClientCapabilities]
+    """Capabilities specific to the ``textDocument/onTypeFormatting`` request."""
     rename: NotRequired[RenameClientCapabilities]
+    """Capabilities specific to the ``textDocument/rename`` request."""
     foldingRange: NotRequired[FoldingRangeClientCapabilities]
+    """Capabilities specific to the ``textDocument/foldingRange`` request."""
     selectionRange: NotRequired[SelectionRangeClientCapabilities]
+    """Capabilities specific to the ``textDocument/selectionRange`` request."""
     publishDiagnostics: NotRequired[PublishDiagnosticsClientCapabilities]
+    """Capabilities specific to the ``textDocument/publishDiagnostics`` notification."""
     callHierarchy: NotRequired[CallHierarchyClientCapabilities]
+    """Capabilities specific to the various call hierarchy requests."""
     semanticTokens: NotRequired[SemanticTokensClientCapabilities]
+    """Capabilities specific to the various semantic token request."""
     linkedEditingRange: NotRequired[LinkedEditingRangeClientCapabilities]
+    """Capabilities specific to the ``textDocument/linkedEditingRange`` request."""
     moniker: NotRequired[MonikerClientCapabilities]
+    """Client capabilities specific to the ``textDocument/moniker`` request."""
     typeHierarchy: NotRequired[TypeHierarchyClientCapabilities]
+    """Capabilities specific to the various type hierarchy requests."""
     inlineValue: NotRequired[InlineValueClientCapabilities]
+    """Capabilities specific to the ``textDocument/inlineValue`` request."""
     inlayHint: NotRequired[InlayHintClientCapabilities]
+    """Capabilities specific to the ``textDocument/inlayHint`` request."""
     diagnostic: NotRequired[DiagnosticClientCapabilities]
+    """Capabilities specific to the diagnostic pull model."""
     inlineCompletion: NotRequired[InlineCompletionClientCapabilities]
+    """Client capabilities specific to inline completions."""
 
 
 class ShowDocumentClientCapabilities(TypedDict):
     """Client capabilities for the showDocument request."""
 
     support: bool
+    """The client has support for the showDocument request."""
 
 
 class ShowMessageRequestClientCapabilitiesMessageActionItem(TypedDict):
     """The type of the inline object of..."""
 
     additionalPropertiesSupport: NotRequired[bool]
+    """Whether the client supports additional attributes which are preserved and send back to..."""
 
 
 class ShowMessageRequestClientCapabilities(TypedDict):
     """Show message request client capabilities."""
 
     messageActionItem: NotRequired[ShowMessageRequestClientCapabilitiesMessageActionItem]
+    """Capabilities specific to the ``MessageActionItem`` type."""
 
 
 class WindowClientCapabilities(TypedDict):
     """The ``WindowClientCapabilities`` structure."""
 
     workDoneProgress: NotRequired[bool]
+    """It indicates whether the client supports server initiated progress using the..."""
     showMessage: NotRequired[ShowMessageRequestClientCapabilities]
+    """Capabilities specific to the showMessage request."""
     showDocument: NotRequired[ShowDocumentClientCapabilities]
+    """Capabilities specific to the showDocument request."""
 
 
 class CodeLensWorkspaceClientCapabilities(TypedDict):
     """The ``CodeLensWorkspaceClientCapabilities`` structure."""
 
     refreshSupport: NotRequired[bool]
+    """Whether the client implementation supports a refresh request sent from the server to..."""
 
 
 class DiagnosticWorkspaceClientCapabilities(TypedDict):
     """Workspace client capabilities specific to diagnostic pull requests."""
 
     refreshSupport: NotRequired[bool]
+    """Whether the client implementation supports a refresh request sent from the server to..."""
 
 
 class DidChangeConfigurationClientCapabilities(TypedDict):
     """The ``DidChangeConfigurationClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Did change configuration notification supports dynamic registration."""
 
 
 class DidChangeWatchedFilesClientCapabilities(TypedDict):
     """The ``DidChangeWatchedFilesClientCapabilities`` structure."""
 
     dynamicRegistration: NotRequired[bool]
+    """Did change watched files notification supports dynamic registration."""
     relativePatternSupport: NotRequired[bool]
+    """Whether the client has support for relative pattern or not."""
 
 
 class ExecuteCommandClientCapabilities(TypedDict):
     """The client capabilities of a ExecuteCommandRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Execute command supports dynamic registration."""
 
 
 class FileOperationClientCapabilities(TypedDict):
     """Capabilities relating to events from file operations by the user in the client."""
 
     dynamicRegistration: NotRequired[bool]
+    """Whether the client supports dynamic registration for file requests/notifications."""
     didCreate: NotRequired[bool]
+    """The client has support for sending didCreateFiles notifications."""
     willCreate: NotRequired[bool]
+    """The client has support for sending willCreateFiles requests."""
     didRename: NotRequired[bool]
+    """The client has support for sending didRenameFiles notifications."""
     willRename: NotRequired[bool]
+    """The client has support for sending willRenameFiles requests."""
     didDelete: NotRequired[bool]
+    """The client has support for sending didDeleteFiles notifications."""
     willDelete: NotRequired[bool]
+    """The client has support for sending willDeleteFiles requests."""
 
 
 class FoldingRangeWorkspaceClientCapabilities(TypedDict):
     """Client workspace capabilities specific to folding ranges."""
 
     refreshSupport: NotRequired[bool]
+    """Whether the client implementation supports a refresh request sent from the server to..."""
 
 
 class InlayHintWorkspaceClientCapabilities(TypedDict):
     """Client workspace capabilities specific to inlay hints."""
 
     refreshSupport: NotRequired[bool]
+    """Whether the client implementation supports a refresh request sent from the server to..."""
 
 
 class InlineValueWorkspaceClientCapabilities(TypedDict):
     """Client workspace capabilities specific to inline values."""
 
     refreshSupport: NotRequired[bool]
+    """Whether the client implementation supports a refresh request sent from the server to..."""
 
 
 class SemanticTokensWorkspaceClientCapabilities(TypedDict):
     """The ``SemanticTokensWorkspaceClientCapabilities`` structure."""
 
     refreshSupport: NotRequired[bool]
+    """Whether the client implementation supports a refresh request sent from the server to..."""
 
 
 class WorkspaceEditClientCapabilitiesChangeAnnotationSupport(TypedDict):
     """The type of the inline object of..."""
 
     groupsOnLabel: NotRequired[bool]
+    """Whether the client groups edits with equal labels into tree nodes, for instance all..."""
 
 
 class WorkspaceEditClientCapabilities(TypedDict):
     """The ``WorkspaceEditClientCapabilities`` structure."""
 
     documentChanges: NotRequired[bool]
+    """The client supports versioned document changes in ``WorkspaceEdit``s."""
     resourceOperations: NotRequired[list[ResourceOperationKindValue]]
+    """The resource operations the client supports."""
     failureHandling: NotRequired[FailureHandlingKindValue]
+    """The failure handling strategy of a client if applying the workspace edit fails."""
     normalizesLineEndings: NotRequired[bool]
+    """Whether the client normalizes line endings to the client specific setting."""
     changeAnnotationSupport: NotRequired[WorkspaceEditClientCapabilitiesChangeAnnotationSupport]
+    """Whether the client in general supports change annotations on text edits, create file..."""
 
 
 class WorkspaceSymbolClientCapabilitiesResolveSupport(TypedDict):
     """The type of the inline object of ``WorkspaceSymbolClientCapabilities.resolveSupport``."""
 
     properties: list[str]
+    """The properties that a client can resolve lazily."""
 
 
 class WorkspaceSymbolClientCapabilitiesSymbolKind(TypedDict):
     """The type of the inline object of ``WorkspaceSymbolClientCapabilities.symbolKind``."""
 
     valueSet: NotRequired[list[SymbolKindValue]]
+    """The symbol kind values the client supports."""
 
 
 class WorkspaceSymbolClientCapabilitiesTagSupport(TypedDict):
     """The type of the inline object of ``WorkspaceSymbolClientCapabilities.tagSupport``."""
 
     valueSet: list[SymbolTagValue]
+    """The tags supported by the client."""
 
 
 class WorkspaceSymbolClientCapabilities(TypedDict):
     """Client capabilities for a WorkspaceSymbolRequest."""
 
     dynamicRegistration: NotRequired[bool]
+    """Symbol request supports dynamic registration."""
     symbolKind: NotRequired[WorkspaceSymbolClientCapabilitiesSymbolKind]
+    """Specific capabilities for the ``SymbolKind`` in the ``workspace/symbol`` request."""
     tagSupport: NotRequired[WorkspaceSymbolClientCapabilitiesTagSupport]
+    """The client supports tags on ``SymbolInformation``."""
     resolveSupport: NotRequired[WorkspaceSymbolClientCapabilitiesResolveSupport]
+    """The client support partial workspace symbols."""
 
 
 class WorkspaceClientCapabilities(TypedDict):
     """Workspace specific client capabilities."""
 
     applyEdit: NotRequired[bool]
+    """The client supports applying batch edits to the workspace by supporting the request..."""
     workspaceEdit: NotRequired[WorkspaceEditClientCapabilities]
+    """Capabilities specific to ``WorkspaceEdit``s."""
     didChangeConfiguration: NotRequired[DidChangeConfigurationClientCapabilities]
+    """Capabilities specific to the ``workspace/didChangeConfiguration`` notification."""
     didChangeWatchedFiles: NotRequired[DidChangeWatchedFilesClientCapabilities]
+    """Capabilities specific to the ``workspace/didChangeWatchedFiles`` notification."""
     symbol: NotRequired[WorkspaceSymbolClientCapabilities]
+    """Capabilities specific to the ``workspace/symbol`` request."""
     executeCommand: NotRequired[ExecuteCommandClientCapabilities]
+    """Capabilities specific to the ``workspace/executeCommand`` request."""
     workspaceFolders: NotRequired[bool]
+    """The client has support for workspace folders."""
     configuration: NotRequired[bool]
+    """The client supports ``workspace/configuration`` requests."""
     semanticTokens: NotRequired[SemanticTokensWorkspaceClientCapabilities]
+    """Capabilities specific to the semantic token requests scoped to the workspace."""
     codeLens: NotRequired[CodeLensWorkspaceClientCapabilities]
+    """Capabilities specific to the code lens requests scoped to the workspace."""
     fileOperations: NotRequired[FileOperationClientCapabilities]
+    """The client has support for file notifications/requests for user operations on files."""
     inlineValue: NotRequired[InlineValueWorkspaceClientCapabilities]
+    """Capabilities specific to the inline values requests scoped to the workspace."""
     inlayHint: NotRequired[InlayHintWorkspaceClientCapabilities]
+    """Capabilities specific to the inlay hint requests scoped to the workspace."""
     diagnostics: NotRequired[DiagnosticWorkspaceClientCapabilities]
+    """Capabilities specific to the diagnostic requests scoped to the workspace."""
     foldingRange: NotRequired[FoldingRangeWorkspaceClientCapabilities]
+    """Capabilities specific to the folding range requests scoped to the workspace."""
 
 
 class ClientCapabilities(TypedDict):
     """Defines the capabilities provided by the client."""
 
     workspace: NotRequired[WorkspaceClientCapabilities]
+    """Workspace specific client capabilities."""
     textDocument: NotRequired[TextDocumentClientCapabilities]
+    """Text document specific client capabilities."""
     notebookDocument: NotRequired[NotebookDocumentClientCapabilities]
+    """Capabilities specific to the notebook document support."""
     window: NotRequired[WindowClientCapabilities]
+    """Window specific client capabilities."""
     general: NotRequired[GeneralClientCapabilities]
+    """General client capabilities."""
     experimental: NotRequired[LSPAny]
+    """Experimental client capabilities."""
 
 
 class CodeActionDisabled(TypedDict):
     """The type of the inline object of ``CodeAction.disabled``."""
 
     reason: str
+    """Human readable description of why the code action is currently disabled."""
 
 
 class Command(TypedDict):
     """Represents a reference to a command."""
 
     title: str
+    """Title of the command, like ``save``."""
     command: str
+    """The identifier of the actual command handler."""
     arguments: NotRequired[list[LSPAny]]
+    """Arguments that the command handler should be invoked with."""
 
 
 class CodeDescription(TypedDict):
     """Structure to capture a description for an error code."""
 
     href: str
+    """An URI to open with more information about the diagnostic error."""
 
 
 class Location(TypedDict):
@@ -2007,57 +2399,84 @@ class DiagnosticRelatedInformation(TypedDict):
     """Represents a related message and source code location for a diagnostic."""
 
     location: Location
+    """The location of this related diagnostic information."""
     message: str
+    """The message of this related diagnostic information."""
 
 
 class Diagnostic(TypedDict):
     """Represents a diagnostic, such as a compiler error or warning."""
 
     range: Range
+    """The range at which the message applies."""
     severity: NotRequired[DiagnosticSeverityValue]
+    """The diagnostic's severity."""
     code: NotRequired[int | str]
+    """The diagnostic's code, which usually appear in the user interface."""
     codeDescription: NotRequired[CodeDescription]
+    """An optional property to describe the error code."""
     source: NotRequired[str]
+    """A human-readable string describing the source of this diagnostic, e.g. 'typescript' or..."""
     message: str
+    """The diagnostic's message."""
     tags: NotRequired[list[DiagnosticTagValue]]
+    """Additional metadata about the diagnostic."""
     relatedInformation: NotRequired[list[DiagnosticRelatedInformation]]
+    """An array of related diagnostic information, e.g. when symbol-names within a scope..."""
     data: NotRequired[LSPAny]
+    """A data entry field that is preserved between a ``textDocument/publishDiagnostics``..."""
 
 
 class CodeAction(TypedDict):
     """A code action represents a change that can be performed in code, e.g. to fix a problem..."""
 
     title: str
+    """A short, human-readable, title for this code action."""
     kind: NotRequired[CodeActionKindValue]
+    """The kind of the code action."""
     diagnostics: NotRequired[list[Diagnostic]]
+    """The diagnostics that this code action resolves."""
     isPreferred: NotRequired[bool]
+    """Marks this as a preferred action."""
     disabled: NotRequired[CodeActionDisabled]
+    """Marks that the code action cannot currently be applied."""
     edit: NotRequired[WorkspaceEdit]
+    """The workspace edit this code action performs."""
     command: NotRequired[Command]
+    """A command this code action executes."""
     data: NotRequired[LSPAny]
+    """A data entry field that is preserved on a code action between a..."""
 
 
 class CodeActionContext(TypedDict):
     """Contains additional diagnostic information about the context in which a code action is..."""
 
     diagnostics: list[Diagnostic]
+    """An array of diagnostics known on the client side overlapping the range provided to the..."""
     only: NotRequired[list[CodeActionKindValue]]
+    """Requested kind of actions to return."""
     triggerKind: NotRequired[CodeActionTriggerKindValue]
+    """The reason why code actions were requested."""
 
 
 class CodeActionOptions(WorkDoneProgressOptions):
     """Provider options for a CodeActionRequest."""
 
     codeActionKinds: NotRequired[list[CodeActionKindValue]]
+    """CodeActionKinds that this server may return."""
     resolveProvider: NotRequired[bool]
+    """The server provides support to resolve additional information for a code action."""
 
 
 class CodeActionParams(WorkDoneProgressParams, PartialResultParams):
     """The parameters of a CodeActionRequest."""
 
     textDocument: TextDocumentIdentifier
+    """The document in which the command was invoked."""
     range: Range
+    """The range for which the command was invoked."""
     context: CodeActionContext
+    """Context carrying additional information."""
 
 
 class CodeActionRegistrationOptions(TextDocumentRegistrationOptions, CodeActionOptions):
@@ -2068,20 +2487,25 @@ class CodeLens(TypedDict):
     """A code lens represents a command that should be shown along with source text, like the..."""
 
     range: Range
+    """The range in which this code lens is valid."""
     command: NotRequired[Command]
+    """The command this code lens represents."""
     data: NotRequired[LSPAny]
+    """A data entry field that is preserved on a code lens item between a CodeLensRequest and..."""
 
 
 class CodeLensOptions(WorkDoneProgressOptions):
     """Code Lens provider options of a CodeLensRequest."""
 
     resolveProvider: NotRequired[bool]
+    """Code lens has a resolve provider as well."""
 
 
 class CodeLensParams(WorkDoneProgressParams, PartialResultParams):
     """The parameters of a CodeLensRequest."""
 
     textDocument: TextDocumentIdentifier
+    """The document to request code lens for."""
 
 
 class CodeLensRegistrationOptions(TextDocumentRegistrationOptions, CodeLensOptions):
@@ -2092,86 +2516,125 @@ class Color(TypedDict):
     """Represents a color in RGBA space."""
 
     red: float
+    """The red component of this color in the range [0-1]."""
     green: float
+    """The green component of this color in the range [0-1]."""
     blue: float
+    """The blue component of this color in the range [0-1]."""
     alpha: float
+    """The alpha component of this color in the range [0-1]."""
 
 
 class ColorInformation(TypedDict):
     """Represents a color range from a document."""
 
     range: Range
+    """The range in the document where this color appears."""
     color: Color
+    """The actual color value for this color range."""
 
 
 class ColorPresentation(TypedDict):
     """The ``ColorPresentation`` structure."""
 
     label: str
+    """The label of this color presentation."""
     textEdit: NotRequired[TextEdit]
+    """An edit which is applied to a document when selecting this presentation for the color."""
     additionalTextEdits: NotRequired[list[TextEdit]]
+    """An optional array of additional text edits that are applied when selecting this color..."""
 
 
 class ColorPresentationParams(WorkDoneProgressParams, PartialResultParams):
     """Parameters for a ColorPresentationRequest."""
 
     textDocument: TextDocumentIdentifier
+    """The text document."""
     color: Color
+    """The color to request presentations for."""
     range: Range
+    """The range where the color would be inserted."""
 
 
 class CompletionContext(TypedDict):
     """Contains additional information about the context in which a completion request is..."""
 
     triggerKind: CompletionTriggerKindValue
+    """How the completion was triggered."""
     triggerCharacter: NotRequired[str]
+    """The trigger character (a single character) that has trigger code complete."""
 
 
 class CompletionItemLabelDetails(TypedDict):
     """Additional details for a completion item label."""
 
     detail: NotRequired[str]
+    """An optional string which is rendered less prominently directly after label, without..."""
     description: NotRequired[str]
+    """An optional string which is rendered less prominently after CompletionItem.detail."""
 
 
 class InsertReplaceEdit(TypedDict):
     """A special text edit to provide an insert and a replace operation."""
 
     newText: str
+    """The string to be inserted."""
     insert: Range
+    """The range if the insert is requested."""
     replace: Range
+    """The range if the replace is requested."""
 
 
 class MarkupContent(TypedDict):
     """A ``MarkupContent`` literal represents a string value which content is interpreted..."""
 
     kind: MarkupKindValue
+    """The type of the Markup."""
     value: str
+    """The content itself."""
 
 
 class CompletionItem(TypedDict):
     """A completion item represents a text snippet that is proposed to complete text that is..."""
 
     label: str
+    """The label of this completion item."""
     labelDetails: NotRequired[CompletionItemLabelDetails]
+    """Additional details for the label."""
     kind: NotRequired[CompletionItemKindValue]
+    """The kind of this completion item."""
     tags: NotRequired[list[CompletionItemTagValue]]
+    """Tags for this completion item."""
     detail: NotRequired[str]
+    """A human-readable string with additional information about this item, like type or..."""
     documentation: NotRequired[str | MarkupContent]
-    # Deprecated: Use `tags` instead.
+    """A human-readable string that represents a doc-comment."""
     deprecated: NotRequired[bool]
+    """Deprecated (Use ``tags`` instead). Indicates if this item is deprecated."""
     preselect: NotRequired[bool]
+    """Select this item when showing."""
     sortText: NotRequired[str]
+    """A string that should be used when comparing this item with other items."""
     filterText: NotRequired[str]
+    """A string that should be used when filtering a set of completion items."""
     insertText: NotRequired[str]
+    """A string that should be inserted into a document when selecting this completion."""
     insertTextFormat: NotRequired[InsertTextFormatValue]
+    """The format of the insert text."""
     insertTextMode: NotRequired[InsertTextModeValue]
+    """How whitespace and indentation is handled during completion item insertion."""
     textEdit: NotRequired[TextEdit | InsertReplaceEdit]
+    """An edit which is applied to a document when selecting this completion."""
     textEditText: NotRequired[str]
+    """The edit text used if the completion item is part of a CompletionList and..."""
     additionalTextEdits: NotRequired[list[TextEdit]]
+    """An optional array of additional text edits that are applied when selecting this..."""
     commitCharacters: NotRequired[list[str]]
+    """An optional set of characters that when pressed while this completion is active will..."""
     command: NotRequired[Command]
+    """An optional command that is executed *after* inserting this completion."""
     data: NotRequired[LSPAny]
+    """A data entry field that is preserved on a completion item between a CompletionRequest..."""
 
 
 class CompletionListItemDefaultsEditRangeType(TypedDict):
@@ -2185,39 +2648,53 @@ class CompletionListItemDefaults(TypedDict):
     """The type of the inline object of ``CompletionList.itemDefaults``."""
 
     commitCharacters: NotRequired[list[str]]
+    """A default commit character set."""
     editRange: NotRequired[Range | CompletionListItemDefaultsEditRangeType]
+    """A default edit range."""
     insertTextFormat: NotRequired[InsertTextFormatValue]
+    """A default insert text format."""
     insertTextMode: NotRequired[InsertTextModeValue]
+    """A default insert text mode."""
     data: NotRequired[LSPAny]
+    """A default data value."""
 
 
 class CompletionList(TypedDict):
     """Represents a collection of completion items to be presented in the editor."""
 
     isIncomplete: bool
+    """This list it not complete."""
     itemDefaults: NotRequired[CompletionListItemDefaults]
+    """In many cases the items of an actual completion result share the same value for..."""
     items: list[CompletionItem]
+    """The completion items."""
 
 
 class CompletionOptionsCompletionItem(TypedDict):
     """The type of the inline object of ``CompletionOptions.completionItem``."""
 
     labelDetailsSupport: NotRequired[bool]
+    """The server has support for completion item label details (see also..."""
 
 
 class CompletionOptions(WorkDoneProgressOptions):
     """Completion options."""
 
     triggerCharacters: NotRequired[list[str]]
+    """Most tools trigger completion request automatically without explicitly requesting it..."""
     allCommitCharacters: NotRequired[list[str]]
+    """The list of all possible characters that commit a completion."""
     resolveProvider: NotRequired[bool]
+    """The server provides support to resolve additional information for a completion item."""
     completionItem: NotRequired[CompletionOptionsCompletionItem]
+    """The server supports the following ``CompletionItem`` specific capabilities."""
 
 
 class CompletionParams(TextDocumentPositionParams, WorkDoneProgressParams, PartialResultParams):
     """Completion parameters."""
 
     context: NotRequired[CompletionContext]
+    """The completion context."""
 
 
 class CompletionRegistrationOptions(TextDocumentRegistrationOptions, CompletionOptions):
@@ -2228,7 +2705,9 @@ class ConfigurationItem(TypedDict):
     """The ``ConfigurationItem`` structure."""
 
     scopeUri: NotRequired[str]
+    """The scope to get the configuration section for."""
     section: NotRequired[str]
+    """The configuration section asked for."""
 
 
 class ConfigurationParams(TypedDict):
@@ -2241,12 +2720,14 @@ class FileCreate(TypedDict):
     """Represents information on a file/folder create."""
 
     uri: str
+    """A file:// URI for the location of the file/folder being created."""
 
 
 class CreateFilesParams(TypedDict):
     """The parameters sent in notifications/requests for user-initiated creation of files."""
 
     files: list[FileCreate]
+    """An array of all files/folders created in this operation."""
 
 
 Declaration: TypeAlias = Location | list[Location]
@@ -2257,9 +2738,13 @@ class LocationLink(TypedDict):
     """Represents the connection of two locations."""
 
     originSelectionRange: NotRequired[Range]
+    """Span of the origin of this link."""
     targetUri: str
+    """The target resource identifier of this link."""
     targetRange: Range
+    """The full target range of this link."""
     targetSelectionRange: Range
+    """The range that should be selected and revealed when this link is being followed, e.g..."""
 
 
 DeclarationLink: TypeAlias = LocationLink
@@ -2304,20 +2789,25 @@ class FileDelete(TypedDict):
     """Represents information on a file/folder delete."""
 
     uri: str
+    """A file:// URI for the location of the file/folder being deleted."""
 
 
 class DeleteFilesParams(TypedDict):
     """The parameters sent in notifications/requests for user-initiated deletes of files."""
 
     files: list[FileDelete]
+    """An array of all files/folders deleted in this operation."""
 
 
 class DiagnosticOptions(WorkDoneProgressOptions):
     """Diagnostic options."""
 
     identifier: NotRequired[str]
+    """An optional identifier under which the diagnostics are managed by the client."""
     interFileDependencies: bool
+    """Whether the language has inter file dependencies meaning that editing code in one file..."""
     workspaceDiagnostics: bool
+    """The server provides support for workspace diagnostics as well."""
 
 
 class DiagnosticRegistrationOptions(
@@ -2336,6 +2826,7 @@ class DidChangeConfigurationParams(TypedDict):
     """The parameters of a change configuration notification."""
 
     settings: LSPAny
+    """The actual changed settings."""
 
 
 class DidChangeConfigurationRegistrationOptions(TypedDict):
@@ -2348,55 +2839,75 @@ class ExecutionSummary(TypedDict):
     """The ``ExecutionSummary`` structure."""
 
     executionOrder: int
+    """A strict monotonically increasing value indicating the execution order of a cell..."""
     success: NotRequired[bool]
+    """Whether the execution was successful or not if known by the client."""
 
 
 class NotebookCell(TypedDict):
     """A notebook cell."""
 
     kind: NotebookCellKindValue
+    """The cell's kind."""
     document: str
+    """The URI of the cell's text document content."""
     metadata: NotRequired[LSPObject]
+    """Additional metadata stored with the cell."""
     executionSummary: NotRequired[ExecutionSummary]
+    """Additional execution summary information if supported by the client."""
 
 
 class NotebookCellArrayChange(TypedDict):
     """A change describing how to move a ``NotebookCell`` array from state S to S'."""
 
     start: int
+    """The start oftest of the cell that changed."""
     deleteCount: int
+    """The deleted cells."""
     cells: NotRequired[list[NotebookCell]]
+    """The new cells, if any."""
 
 
 class TextDocumentItem(TypedDict):
     """An item to transfer a text document from the client to the server."""
 
     uri: str
+    """The text document's uri."""
     languageId: str
+    """The text document's language identifier."""
     version: int
+    """The version number of this document (it will increase after each change, including..."""
     text: str
+    """The content of the opened text document."""
 
 
 class NotebookDocumentChangeEventCellsStructure(TypedDict):
     """The type of the inline object of ``NotebookDocumentChangeEventCells.structure``."""
 
     array: NotebookCellArrayChange
+    """The change to the cell array."""
     didOpen: NotRequired[list[TextDocumentItem]]
+    """Additional opened cell text documents."""
     didClose: NotRequired[list[TextDocumentIdentifier]]
+    """Additional closed cell text documents."""
 
 
 class TextDocumentContentChangeEventType1(TypedDict):
     """The type of the inline object of ``TextDocumentContentChangeEvent``."""
 
     range: Range
+    """The range of the document that changed."""
     rangeLength: NotRequired[int]
+    """The optional length of the range that got replaced."""
     text: str
+    """The new text for the provided range."""
 
 
 class TextDocumentContentChangeEventType2(TypedDict):
     """The type of the inline object of ``TextDocumentContentChangeEvent``."""
 
     text: str
+    """The new text of the whole document."""
 
 
 TextDocumentContentChangeEvent: TypeAlias = (
@@ -2409,6 +2920,7 @@ class VersionedTextDocumentIdentifier(TextDocumentIdentifier):
     """A text document identifier to denote a specific version of a text document."""
 
     version: int
+    """The version number of this document."""
 
 
 class NotebookDocumentChangeEventCellsTextContentItem(TypedDict):
@@ -2422,49 +2934,63 @@ class NotebookDocumentChangeEventCells(TypedDict):
     """The type of the inline object of ``NotebookDocumentChangeEvent.cells``."""
 
     structure: NotRequired[NotebookDocumentChangeEventCellsStructure]
+    """Changes to the cell structure to add or remove cells."""
     data: NotRequired[list[NotebookCell]]
+    """Changes to notebook cells properties like its kind, execution summary or metadata."""
     textContent: NotRequired[list[NotebookDocumentChangeEventCellsTextContentItem]]
+    """Changes to the text content of notebook cells."""
 
 
 class NotebookDocumentChangeEvent(TypedDict):
     """A change event for a notebook document."""
 
     metadata: NotRequired[LSPObject]
+    """The changed meta data if any."""
     cells: NotRequired[NotebookDocumentChangeEventCells]
+    """Changes to cells."""
 
 
 class VersionedNotebookDocumentIdentifier(TypedDict):
     """A versioned notebook document identifier."""
 
     version: int
+    """The version number of this notebook document."""
     uri: str
+    """The notebook document's uri."""
 
 
 class DidChangeNotebookDocumentParams(TypedDict):
     """The params sent in a change notebook document notification."""
 
     notebookDocument: VersionedNotebookDocumentIdentifier
+    """The notebook document that did change."""
     change: NotebookDocumentChangeEvent
+    """The actual changes to the notebook document."""
 
 
 class DidChangeTextDocumentParams(TypedDict):
     """The change text document notification's parameters."""
 
     textDocument: VersionedTextDocumentIdentifier
+    """The document that did change."""
     contentChanges: list[TextDocumentContentChangeEvent]
+    """The actual content changes."""
 
 
 class FileEvent(TypedDict):
     """An event describing a file change."""
 
     uri: str
+    """The file's uri."""
     type: FileChangeTypeValue
+    """The change type."""
 
 
 class DidChangeWatchedFilesParams(TypedDict):
     """The watched files change notification's parameters."""
 
     changes: list[FileEvent]
+    """The actual file events."""
 
 
 Pattern: TypeAlias = str
@@ -2475,14 +3001,18 @@ class WorkspaceFolder(TypedDict):
     """A workspace folder inside a client."""
 
     uri: str
+    """The associated URI for this workspace folder."""
     name: str
+    """The name of the workspace folder."""
 
 
 class RelativePattern(TypedDict):
     """A relative pattern is a helper to construct glob patterns that are matched relatively..."""
 
     baseUri: WorkspaceFolder | str
+    """A workspace folder or a base URI to which this pattern will be matched against relatively."""
     pattern: Pattern
+    """The actual glob pattern;."""
 
 
 GlobPattern: TypeAlias = Pattern | RelativePattern
@@ -2493,81 +3023,102 @@ class FileSystemWatcher(TypedDict):
     """The ``FileSystemWatcher`` structure."""
 
     globPattern: GlobPattern
+    """The glob pattern to watch."""
     kind: NotRequired[WatchKindValue]
+    """The kind of events of interest."""
 
 
 class DidChangeWatchedFilesRegistrationOptions(TypedDict):
     """Describe options to be used when registered for text document change events."""
 
     watchers: list[FileSystemWatcher]
+    """The watchers to register."""
 
 
 class WorkspaceFoldersChangeEvent(TypedDict):
     """The workspace folder change event."""
 
     added: list[WorkspaceFolder]
+    """The array of added workspace folders."""
     removed: list[WorkspaceFolder]
+    """The array of the removed workspace folders."""
 
 
 class DidChangeWorkspaceFoldersParams(TypedDict):
     """The parameters of a ``workspace/didChangeWorkspaceFolders`` notification."""
 
     event: WorkspaceFoldersChangeEvent
+    """The actual workspace folder change event."""
 
 
 class NotebookDocumentIdentifier(TypedDict):
     """A literal to identify a notebook document in the client."""
 
     uri: str
+    """The notebook document's uri."""
 
 
 class DidCloseNotebookDocumentParams(TypedDict):
     """The params sent in a close notebook document notification."""
 
     notebookDocument: NotebookDocumentIdentifier
+    """The notebook document that got closed."""
     cellTextDocuments: list[TextDocumentIdentifier]
+    """The text documents that represent the content of a notebook cell that got closed."""
 
 
 class DidCloseTextDocumentParams(TypedDict):
     """The parameters sent in a close text document notification."""
 
     textDocument: TextDocumentIdentifier
+    """The document that was closed."""
 
 
 class NotebookDocument(TypedDict):
     """A notebook document."""
 
     uri: str
+    """The notebook document's uri."""
     notebookType: str
+    """The type of the notebook."""
     version: int
+    """The version number of this document (it will increase after each change, including..."""
     metadata: NotRequired[LSPObject]
+    """Additional metadata stored with the notebook document."""
     cells: list[NotebookCell]
+    """The cells of a notebook."""
 
 
 class DidOpenNotebookDocumentParams(TypedDict):
     """The params sent in an open notebook document notification."""
 
     notebookDocument: NotebookDocument
+    """The notebook document that got opened."""
     cellTextDocuments: list[TextDocumentItem]
+    """The text documents that represent the content of a notebook cell."""
 
 
 class DidOpenTextDocumentParams(TypedDict):
     """The parameters sent in an open text document notification."""
 
     textDocument: TextDocumentItem
+    """The document that was opened."""
 
 
 class DidSaveNotebookDocumentParams(TypedDict):
     """The params sent in a save notebook document notification."""
 
     notebookDocument: NotebookDocumentIdentifier
+    """The notebook document that got saved."""
 
 
 class DidSaveTextDocumentParams(TypedDict):
     """The parameters sent in a save text document notification."""
 
     textDocument: TextDocumentIdentifier
+    """The document that was saved."""
     text: NotRequired[str]
+    """Optional the content when saved."""
 
 
 class DocumentColorOptions(WorkDoneProgressOptions):
@@ -2578,6 +3129,7 @@ class DocumentColorParams(WorkDoneProgressParams, PartialResultParams):
     """Parameters for a DocumentColorRequest."""
 
     textDocument: TextDocumentIdentifier
+    """The text document."""
 
 
 class DocumentColorRegistrationOptions(
@@ -2590,23 +3142,31 @@ class DocumentDiagnosticParams(WorkDoneProgressParams, PartialResultParams):
     """Parameters of the document diagnostic request."""
 
     textDocument: TextDocumentIdentifier
+    """The text document."""
     identifier: NotRequired[str]
+    """The additional identifier provided during registration."""
     previousResultId: NotRequired[str]
+    """The result id of a previous response if provided."""
 
 
 class FullDocumentDiagnosticReport(TypedDict):
     """A diagnostic report with a full set of problems."""
 
     kind: Literal["full"]
+    """A full document diagnostic report."""
     resultId: NotRequired[str]
+    """An optional result id."""
     items: list[Diagnostic]
+    """The actual items."""
 
 
 class UnchangedDocumentDiagnosticReport(TypedDict):
     """A diagnostic report indicating that the last returned report is still accurate."""
 
     kind: Literal["unchanged"]
+    """A document diagnostic report indicating no changes to the last result."""
     resultId: str
+    """A result id which will be sent on the next diagnostic request for the same document."""
 
 
 class RelatedFullDocumentDiagnosticReport(FullDocumentDiagnosticReport):
@@ -2615,6 +3175,7 @@ class RelatedFullDocumentDiagnosticReport(FullDocumentDiagnosticReport):
     relatedDocuments: NotRequired[
         dict[str, FullDocumentDiagnosticReport | UnchangedDocumentDiagnosticReport]
     ]
+    """Diagnostics of related documents."""
 
 
 class RelatedUnchangedDocumentDiagnosticReport(UnchangedDocumentDiagnosticReport):
@@ -2623,6 +3184,7 @@ class RelatedUnchangedDocumentDiagnosticReport(UnchangedDocumentDiagnosticReport
     relatedDocuments: NotRequired[
         dict[str, FullDocumentDiagnosticReport | UnchangedDocumentDiagnosticReport]
     ]
+    """Diagnostics of related documents."""
 
 
 DocumentDiagnosticReport: TypeAlias = (
@@ -2645,17 +3207,24 @@ class FormattingOptions(TypedDict):
     """Value-object describing what options formatting should use."""
 
     tabSize: int
+    """Size of a tab in spaces."""
     insertSpaces: bool
+    """Prefer spaces over tabs."""
     trimTrailingWhitespace: NotRequired[bool]
+    """Trim trailing whitespace on a line."""
     insertFinalNewline: NotRequired[bool]
+    """Insert a newline character at the end of the file if one does not exist."""
     trimFinalNewlines: NotRequired[bool]
+    """Trim all newlines after the final newline at the end of the file."""
 
 
 class DocumentFormattingParams(WorkDoneProgressParams):
     """The parameters of a DocumentFormattingRequest."""
 
     textDocument: TextDocumentIdentifier
+    """The document to format."""
     options: FormattingOptions
+    """The format options."""
 
 
 class DocumentFormattingRegistrationOptions(
@@ -2668,7 +3237,9 @@ class DocumentHighlight(TypedDict):
     """A document highlight is a range inside a text document which deserves special attention."""
 
     range: Range
+    """The range this highlight applies to."""
     kind: NotRequired[DocumentHighlightKindValue]
+    """The highlight kind, default is text."""
 
 
 class DocumentHighlightOptions(WorkDoneProgressOptions):
@@ -2691,21 +3262,27 @@ class DocumentLink(TypedDict):
     """A document link is a range in a text document that links to an internal or external..."""
 
     range: Range
+    """The range this link applies to."""
     target: NotRequired[str]
+    """The uri this link points to."""
     tooltip: NotRequired[str]
+    """The tooltip text when you hover over this link."""
     data: NotRequired[LSPAny]
+    """A data entry field that is preserved on a document link between a DocumentLinkRequest..."""
 
 
 class DocumentLinkOptions(WorkDoneProgressOptions):
     """Provider options for a DocumentLinkRequest."""
 
     resolveProvider: NotRequired[bool]
+    """Document links have a resolve provider as well."""
 
 
 class DocumentLinkParams(WorkDoneProgressParams, PartialResultParams):
     """The parameters of a DocumentLinkRequest."""
 
     textDocument: TextDocumentIdentifier
+    """The document to provide document links for."""
 
 
 class DocumentLinkRegistrationOptions(TextDocumentRegistrationOptions, DocumentLinkOptions):
@@ -2716,16 +3293,22 @@ class DocumentOnTypeFormattingOptions(TypedDict):
     """Provider options for a DocumentOnTypeFormattingRequest."""
 
     firstTriggerCharacter: str
+    """A character on which formatting should be triggered, like ``{``."""
     moreTriggerCharacter: NotRequired[list[str]]
+    """More trigger characters."""
 
 
 class DocumentOnTypeFormattingParams(TypedDict):
     """The parameters of a DocumentOnTypeFormattingRequest."""
 
     textDocument: TextDocumentIdentifier
+    """The document to format."""
     position: Position
+    """The position around which the on type formatting should happen."""
     ch: str
+    """The character that has been typed that triggered the formatting on type request."""
     options: FormattingOptions
+    """The formatting options."""
 
 
 class DocumentOnTypeFormattingRegistrationOptions(
@@ -2738,14 +3321,18 @@ class DocumentRangeFormattingOptions(WorkDoneProgressOptions):
     """Provider options for a DocumentRangeFormattingRequest."""
 
     rangesSupport: NotRequired[bool]
+    """Whether the server supports formatting multiple ranges at once."""
 
 
 class DocumentRangeFormattingParams(WorkDoneProgressParams):
     """The parameters of a DocumentRangeFormattingRequest."""
 
     textDocument: TextDocumentIdentifier
+    """The document to format."""
     range: Range
+    """The range to format."""
     options: FormattingOptions
+    """The format options."""
 
 
 class DocumentRangeFormattingRegistrationOptions(
@@ -2758,34 +3345,46 @@ class DocumentRangesFormattingParams(WorkDoneProgressParams):
     """The parameters of a DocumentRangesFormattingRequest."""
 
     textDocument: TextDocumentIdentifier
+    """The document to format."""
     ranges: list[Range]
+    """The ranges to format."""
     options: FormattingOptions
+    """The format options."""
 
 
 class DocumentSymbol(TypedDict):
     """Represents programming constructs like variables, classes, interfaces etc."""
 
     name: str
+    """The name of this symbol."""
     detail: NotRequired[str]
+    """More detail for this symbol, e.g the signature of a function."""
     kind: SymbolKindValue
+    """The kind of this symbol."""
     tags: NotRequired[list[SymbolTagValue]]
-    # Deprecated: Use tags instead
+    """Tags for this document symbol."""
     deprecated: NotRequired[bool]
+    """Deprecated (Use tags instead). Indicates if this symbol is deprecated."""
     range: Range
+    """The range enclosing this symbol not including leading/trailing whitespace but..."""
     selectionRange: Range
+    """The range that should be selected and revealed when this symbol is being picked, e.g..."""
     children: NotRequired[list["DocumentSymbol"]]
+    """Children of this symbol, e.g. properties of a class."""
 
 
 class DocumentSymbolOptions(WorkDoneProgressOptions):
     """Provider options for a DocumentSymbolRequest."""
 
     label: NotRequired[str]
+    """A human-readable string that is shown when multiple outlines trees are shown for the..."""
 
 
 class DocumentSymbolParams(WorkDoneProgressParams, PartialResultParams):
     """Parameters for a DocumentSymbolRequest."""
 
     textDocument: TextDocumentIdentifier
+    """The text document."""
 
 
 class DocumentSymbolRegistrationOptions(TextDocumentRegistrationOptions, DocumentSymbolOptions):
@@ -2796,13 +3395,16 @@ class ExecuteCommandOptions(WorkDoneProgressOptions):
     """The server capabilities of a ExecuteCommandRequest."""
 
     commands: list[str]
+    """The commands to be executed on the server."""
 
 
 class ExecuteCommandParams(WorkDoneProgressParams):
     """The parameters of a ExecuteCommandRequest."""
 
     command: str
+    """The identifier of the actual command handler."""
     arguments: NotRequired[list[LSPAny]]
+    """Arguments that the command should be invoked with."""
 
 
 class ExecuteCommandRegistrationOptions(ExecuteCommandOptions):
@@ -2813,56 +3415,77 @@ class FileOperationPatternOptions(TypedDict):
     """Matching options for the file operation pattern."""
 
     ignoreCase: NotRequired[bool]
+    """The pattern should be matched ignoring casing."""
 
 
 class FileOperationPattern(TypedDict):
     """A pattern to describe in which file operation requests or notifications the server is..."""
 
     glob: str
+    """The glob pattern to match."""
     matches: NotRequired[FileOperationPatternKindValue]
+    """Whether to match files or folders with this pattern."""
     options: NotRequired[FileOperationPatternOptions]
+    """Additional options used during matching."""
 
 
 class FileOperationFilter(TypedDict):
     """A filter to describe in which file operation requests or notifications the server is..."""
 
     scheme: NotRequired[str]
+    """A Uri scheme like ``file`` or ``untitled``."""
     pattern: FileOperationPattern
+    """The actual file operation pattern."""
 
 
 class FileOperationRegistrationOptions(TypedDict):
     """The options to register for file operations."""
 
     filters: list[FileOperationFilter]
+    """The actual filters."""
 
 
 class FileOperationOptions(TypedDict):
     """Options for notifications/requests for user operations on files."""
 
     didCreate: NotRequired[FileOperationRegistrationOptions]
+    """The server is interested in receiving didCreateFiles notifications."""
     willCreate: NotRequired[FileOperationRegistrationOptions]
+    """The server is interested in receiving willCreateFiles requests."""
     didRename: NotRequired[FileOperationRegistrationOptions]
+    """The server is interested in receiving didRenameFiles notifications."""
     willRename: NotRequired[FileOperationRegistrationOptions]
+    """The server is interested in receiving willRenameFiles requests."""
     didDelete: NotRequired[FileOperationRegistrationOptions]
+    """The server is interested in receiving didDeleteFiles file notifications."""
     willDelete: NotRequired[FileOperationRegistrationOptions]
+    """The server is interested in receiving willDeleteFiles file requests."""
 
 
 class FileRename(TypedDict):
     """Represents information on a file/folder rename."""
 
     oldUri: str
+    """A file:// URI for the original location of the file/folder being renamed."""
     newUri: str
+    """A file:// URI for the new location of the file/folder being renamed."""
 
 
 class FoldingRange(TypedDict):
     """Represents a folding range."""
 
     startLine: int
+    """The zero-based start line of the range to fold."""
     startCharacter: NotRequired[int]
+    """The zero-based character offset from where the folded range starts."""
     endLine: int
+    """The zero-based end line of the range to fold."""
     endCharacter: NotRequired[int]
+    """The zero-based character offset before the folded range ends."""
     kind: NotRequired[FoldingRangeKindValue]
+    """Describes the kind of the folding range such as `comment' or 'region'."""
     collapsedText: NotRequired[str]
+    """The text that the client should show when the specified range is collapsed."""
 
 
 class FoldingRangeOptions(WorkDoneProgressOptions):
@@ -2873,6 +3496,7 @@ class FoldingRangeParams(WorkDoneProgressParams, PartialResultParams):
     """Parameters for a FoldingRangeRequest."""
 
     textDocument: TextDocumentIdentifier
+    """The text document."""
 
 
 class FoldingRangeRegistrationOptions(
@@ -2896,7 +3520,9 @@ class Hover(TypedDict):
     """The result of a hover request."""
 
     contents: MarkupContent | MarkedString | list[MarkedString]
+    """The hover's content."""
     range: NotRequired[Range]
+    """An optional range inside the text document that is used to visualize the hover, e.g..."""
 
 
 class HoverOptions(WorkDoneProgressOptions):
@@ -2929,34 +3555,44 @@ class InitializeError(TypedDict):
     """The data type of the ResponseError if the initialize request fails."""
 
     retry: bool
+    """Indicates whether the client execute the following retry logic: (1) show the message..."""
 
 
 class InitializeParamsClientInfo(TypedDict):
     """The type of the inline object of ``_InitializeParams.clientInfo``."""
 
     name: str
+    """The name of the client as defined by the client."""
     version: NotRequired[str]
+    """The client's version as defined by the client."""
 
 
 class _InitializeParams(WorkDoneProgressParams):
     """The initialize parameters."""
 
     processId: int | None
+    """The process Id of the parent process that started the server."""
     clientInfo: NotRequired[InitializeParamsClientInfo]
+    """Information about the client."""
     locale: NotRequired[str]
-    # Deprecated: in favour of rootUri.
+    """The locale the client is currently showing the user interface in."""
     rootPath: NotRequired[str | None]
-    # Deprecated: in favour of workspaceFolders.
+    """Deprecated (in favour of rootUri). The rootPath of the workspace."""
     rootUri: str | None
+    """Deprecated (in favour of workspaceFolders). The rootUri of the workspace."""
     capabilities: ClientCapabilities
+    """The capabilities provided by the client (editor or tool)."""
     initializationOptions: NotRequired[LSPAny]
+    """User provided initialization options."""
     trace: NotRequired[TraceValuesValue]
+    """The initial trace setting."""
 
 
 class WorkspaceFoldersInitializeParams(TypedDict):
     """The ``WorkspaceFoldersInitializeParams`` structure."""
 
     workspaceFolders: NotRequired[list[WorkspaceFolder] | None]
+    """The workspace folders configured in the client when the server starts."""
 
 
 class InitializeParams(_InitializeParams, WorkspaceFoldersInitializeParams):
@@ -2967,13 +3603,16 @@ class InitializeResultServerInfo(TypedDict):
     """The type of the inline object of ``InitializeResult.serverInfo``."""
 
     name: str
+    """The name of the server as defined by the server."""
     version: NotRequired[str]
+    """The server's version as defined by the server."""
 
 
 class InlayHintOptions(WorkDoneProgressOptions):
     """Inlay hint options used during static registration."""
 
     resolveProvider: NotRequired[bool]
+    """The server provides support to resolve additional information for an inlay hint item."""
 
 
 class InlayHintRegistrationOptions(
@@ -3024,7 +3663,9 @@ class NotebookDocumentSyncOptionsNotebookSelectorItemType1(TypedDict):
     """The type of the inline object of ``NotebookDocumentSyncOptions.notebookSelector``."""
 
     notebook: str | NotebookDocumentFilter
+    """The notebook to be synced If a string value is provided it matches against the..."""
     cells: NotRequired[list[NotebookDocumentSyncOptionsNotebookSelectorItemType1CellsItem]]
+    """The cells of the matching notebook to be synced."""
 
 
 class NotebookDocumentSyncOptionsNotebookSelectorItemType2CellsItem(TypedDict):
@@ -3037,7 +3678,9 @@ class NotebookDocumentSyncOptionsNotebookSelectorItemType2(TypedDict):
     """The type of the inline object of ``NotebookDocumentSyncOptions.notebookSelector``."""
 
     notebook: NotRequired[str | NotebookDocumentFilter]
+    """The notebook to be synced If a string value is provided it matches against the..."""
     cells: list[NotebookDocumentSyncOptionsNotebookSelectorItemType2CellsItem]
+    """The cells of the matching notebook to be synced."""
 
 
 class NotebookDocumentSyncOptions(TypedDict):
@@ -3047,7 +3690,9 @@ class NotebookDocumentSyncOptions(TypedDict):
         NotebookDocumentSyncOptionsNotebookSelectorItemType1
         | NotebookDocumentSyncOptionsNotebookSelectorItemType2
     ]
+    """The notebooks to be synced."""
     save: NotRequired[bool]
+    """Whether save notification should be forwarded to the server."""
 
 
 class NotebookDocumentSyncRegistrationOptions(
@@ -3064,6 +3709,7 @@ class RenameOptions(WorkDoneProgressOptions):
     """Provider options for a RenameRequest."""
 
     prepareProvider: NotRequired[bool]
+    """Renames should be checked and tested before being executed."""
 
 
 class SelectionRangeOptions(WorkDoneProgressOptions):
@@ -3080,13 +3726,16 @@ class SemanticTokensLegend(TypedDict):
     """The ``SemanticTokensLegend`` structure."""
 
     tokenTypes: list[str]
+    """The token types a server uses."""
     tokenModifiers: list[str]
+    """The token modifiers a server uses."""
 
 
 class SemanticTokensOptionsFullType(TypedDict):
     """The type of the inline object of ``SemanticTokensOptions.full``."""
 
     delta: NotRequired[bool]
+    """The server supports deltas for full documents."""
 
 
 class SemanticTokensOptionsRangeType(TypedDict):
@@ -3097,8 +3746,11 @@ class SemanticTokensOptions(WorkDoneProgressOptions):
     """The ``SemanticTokensOptions`` structure."""
 
     legend: SemanticTokensLegend
+    """The legend used by the server."""
     range: NotRequired[bool | SemanticTokensOptionsRangeType]
+    """Server supports providing semantic tokens for a specific range of a document."""
     full: NotRequired[bool | SemanticTokensOptionsFullType]
+    """Server supports providing semantic tokens for a full document."""
 
 
 class SemanticTokensRegistrationOptions(
@@ -3111,37 +3763,49 @@ class WorkspaceFoldersServerCapabilities(TypedDict):
     """The ``WorkspaceFoldersServerCapabilities`` structure."""
 
     supported: NotRequired[bool]
+    """The server has support for workspace folders."""
     changeNotifications: NotRequired[str | bool]
+    """Whether the server wants to receive workspace folder change notifications."""
 
 
 class ServerCapabilitiesWorkspace(TypedDict):
     """The type of the inline object of ``ServerCapabilities.workspace``."""
 
     workspaceFolders: NotRequired[WorkspaceFoldersServerCapabilities]
+    """The server supports workspace folder."""
     fileOperations: NotRequired[FileOperationOptions]
+    """The server is interested in notifications/requests for operations on files."""
 
 
 class SignatureHelpOptions(WorkDoneProgressOptions):
     """Server Capabilities for a SignatureHelpRequest."""
 
     triggerCharacters: NotRequired[list[str]]
+    """List of characters that trigger signature help automatically."""
     retriggerCharacters: NotRequired[list[str]]
+    """List of characters that re-trigger signature help."""
 
 
 class SaveOptions(TypedDict):
     """Save options."""
 
     includeText: NotRequired[bool]
+    """The client is supposed to include the content on save."""
 
 
 class TextDocumentSyncOptions(TypedDict):
     """The ``TextDocumentSyncOptions`` structure."""
 
     openClose: NotRequired[bool]
+    """Open and close notifications are sent to the server."""
     change: NotRequired[TextDocumentSyncKindValue]
+    """Change notifications are sent to the server."""
     willSave: NotRequired[bool]
+    """If present will save notifications are sent to the server."""
     willSaveWaitUntil: NotRequired[bool]
+    """If present will save wait until requests are sent to the server."""
     save: NotRequired[bool | SaveOptions]
+    """If present save notifications are sent to the server."""
 
 
 class TypeDefinitionOptions(WorkDoneProgressOptions):
@@ -3168,68 +3832,107 @@ class WorkspaceSymbolOptions(WorkDoneProgressOptions):
     """Server capabilities for a WorkspaceSymbolRequest."""
 
     resolveProvider: NotRequired[bool]
+    """The server provides support to resolve additional information for a workspace symbol."""
 
 
 class ServerCapabilities(TypedDict):
     """Defines the capabilities provided by a language server."""
 
     positionEncoding: NotRequired[PositionEncodingKindValue]
+    """The position encoding the server picked from the encodings offered by the client via..."""
     textDocumentSync: NotRequired[TextDocumentSyncOptions | TextDocumentSyncKindValue]
+    """Defines how text documents are synced."""
     notebookDocumentSync: NotRequired[
         NotebookDocumentSyncOptions | NotebookDocumentSyncRegistrationOptions
     ]
+    """Defines how notebook documents are synced."""
     completionProvider: NotRequired[CompletionOptions]
+    """The server provides completion support."""
     hoverProvider: NotRequired[bool | HoverOptions]
+    """The server provides hover support."""
     signatureHelpProvider: NotRequired[SignatureHelpOptions]
+    """The server provides signature help support."""
     declarationProvider: NotRequired[bool | DeclarationOptions | DeclarationRegistrationOptions]
+    """The server provides Goto Declaration support."""
     definitionProvider: NotRequired[bool | DefinitionOptions]
+    """The server provides goto definition support."""
     typeDefinitionProvider: NotRequired[
         bool | TypeDefinitionOptions | TypeDefinitionRegistrationOptions
     ]
+    """The server provides Goto Type Definition support."""
     implementationProvider: NotRequired[
         bool | ImplementationOptions | ImplementationRegistrationOptions
     ]
+    """The server provides Goto Implementation support."""
     referencesProvider: NotRequired[bool | ReferenceOptions]
+    """The server provides find references support."""
     documentHighlightProvider: NotRequired[bool | DocumentHighlightOptions]
+    """The server provides document highlight support."""
     documentSymbolProvider: NotRequired[bool | DocumentSymbolOptions]
+    """The server provides document symbol support."""
     codeActionProvider: NotRequired[bool | CodeActionOptions]
+    """The server provides code actions."""
     codeLensProvider: NotRequired[CodeLensOptions]
+    """The server provides code lens."""
     documentLinkProvider: NotRequired[DocumentLinkOptions]
+    """The server provides document link support."""
     colorProvider: NotRequired[bool | DocumentColorOptions | DocumentColorRegistrationOptions]
+    """The server provides color provider support."""
     workspaceSymbolProvider: NotRequired[bool | WorkspaceSymbolOptions]
+    """The server provides workspace symbol support."""
     documentFormattingProvider: NotRequired[bool | DocumentFormattingOptions]
+    """The server provides document formatting."""
     documentRangeFormattingProvider: NotRequired[bool | DocumentRangeFormattingOptions]
+    """The server provides document range formatting."""
     documentOnTypeFormattingProvider: NotRequired[DocumentOnTypeFormattingOptions]
+    """The server provides document formatting on typing."""
     renameProvider: NotRequired[bool | RenameOptions]
+    """The server provides rename support."""
     foldingRangeProvider: NotRequired[bool | FoldingRangeOptions | FoldingRangeRegistrationOptions]
+    """The server provides folding provider support."""
     selectionRangeProvider: NotRequired[
         bool | SelectionRangeOptions | SelectionRangeRegistrationOptions
     ]
+    """The server provides selection range support."""
     executeCommandProvider: NotRequired[ExecuteCommandOptions]
+    """The server provides execute command support."""
     callHierarchyProvider: NotRequired[
         bool | CallHierarchyOptions | CallHierarchyRegistrationOptions
     ]
+    """The server provides call hierarchy support."""
     linkedEditingRangeProvider: NotRequired[
         bool | LinkedEditingRangeOptions | LinkedEditingRangeRegistrationOptions
     ]
+    """The server provides linked editing range support."""
     semanticTokensProvider: NotRequired[SemanticTokensOptions | SemanticTokensRegistrationOptions]
+    """The server provides semantic tokens support."""
     monikerProvider: NotRequired[bool | MonikerOptions | MonikerRegistrationOptions]
+    """The server provides moniker support."""
     typeHierarchyProvider: NotRequired[
         bool | TypeHierarchyOptions | TypeHierarchyRegistrationOptions
     ]
+    """The server provides type hierarchy support."""
     inlineValueProvider: NotRequired[bool | InlineValueOptions | InlineValueRegistrationOptions]
+    """The server provides inline values."""
     inlayHintProvider: NotRequired[bool | InlayHintOptions | InlayHintRegistrationOptions]
+    """The server provides inlay hints."""
     diagnosticProvider: NotRequired[DiagnosticOptions | DiagnosticRegistrationOptions]
+    """The server has support for pull model diagnostics."""
     inlineCompletionProvider: NotRequired[bool | InlineCompletionOptions]
+    """Inline completion options used during static registration."""
     workspace: NotRequired[ServerCapabilitiesWorkspace]
+    """Workspace specific server capabilities."""
     experimental: NotRequired[LSPAny]
+    """Experimental server capabilities."""
 
 
 class InitializeResult(TypedDict):
     """The result returned from an initialize request."""
 
     capabilities: ServerCapabilities
+    """The capabilities the language server provides."""
     serverInfo: NotRequired[InitializeResultServerInfo]
+    """Information about the server."""
 
 
 class InitializedParams(TypedDict):
@@ -3240,71 +3943,97 @@ class InlayHintLabelPart(TypedDict):
     """An inlay hint label part allows for interactive and composite labels of inlay hints."""
 
     value: str
+    """The value of this label part."""
     tooltip: NotRequired[str | MarkupContent]
+    """The tooltip text when you hover over this label part."""
     location: NotRequired[Location]
+    """An optional source code location that represents this label part."""
     command: NotRequired[Command]
+    """An optional command for this label part."""
 
 
 class InlayHint(TypedDict):
     """Inlay hint information."""
 
     position: Position
+    """The position of this hint."""
     label: str | list[InlayHintLabelPart]
+    """The label of this hint."""
     kind: NotRequired[InlayHintKindValue]
+    """The kind of this hint."""
     textEdits: NotRequired[list[TextEdit]]
+    """Optional text edits that are performed when accepting this inlay hint."""
     tooltip: NotRequired[str | MarkupContent]
+    """The tooltip text when you hover over this item."""
     paddingLeft: NotRequired[bool]
+    """Render padding before the hint."""
     paddingRight: NotRequired[bool]
+    """Render padding after the hint."""
     data: NotRequired[LSPAny]
+    """A data entry field that is preserved on an inlay hint between a..."""
 
 
 class InlayHintParams(WorkDoneProgressParams):
     """A parameter literal used in inlay hint requests."""
 
     textDocument: TextDocumentIdentifier
+    """The text document."""
     range: Range
+    """The document range for which inlay hints should be computed."""
 
 
 class SelectedCompletionInfo(TypedDict):
     """Describes the currently selected completion item."""
 
     range: Range
+    """The range that will be replaced if this completion item is accepted."""
     text: str
+    """The text the range will be replaced with if this completion is accepted."""
 
 
 class InlineCompletionContext(TypedDict):
     """Provides information about the context in which an inline completion was requested."""
 
     triggerKind: InlineCompletionTriggerKindValue
+    """Describes how the inline completion was triggered."""
     selectedCompletionInfo: NotRequired[SelectedCompletionInfo]
+    """Provides information about the currently selected item in the autocomplete widget if..."""
 
 
 class StringValue(TypedDict):
     """A string value used as a snippet is a template which allows to insert text and to..."""
 
     kind: Literal["snippet"]
+    """The kind of string value."""
     value: str
+    """The snippet string."""
 
 
 class InlineCompletionItem(TypedDict):
     """An inline completion item represents a text snippet that is proposed inline to..."""
 
     insertText: str | StringValue
+    """The text to replace the range with."""
     filterText: NotRequired[str]
+    """A text that is used to decide if this inline completion should be shown."""
     range: NotRequired[Range]
+    """The range to replace."""
     command: NotRequired[Command]
+    """An optional Command that is executed *after* inserting this completion."""
 
 
 class InlineCompletionList(TypedDict):
     """Represents a collection of inline completion items to be presented in the editor."""
 
     items: list[InlineCompletionItem]
+    """The inline completion items."""
 
 
 class InlineCompletionParams(TextDocumentPositionParams, WorkDoneProgressParams):
     """A parameter literal used in inline completion requests."""
 
     context: InlineCompletionContext
+    """Additional information about the context in which inline completions were requested."""
 
 
 class InlineCompletionRegistrationOptions(
@@ -3317,22 +4046,29 @@ class InlineValueEvaluatableExpression(TypedDict):
     """Provide an inline value through an expression evaluation."""
 
     range: Range
+    """The document range for which the inline value applies."""
     expression: NotRequired[str]
+    """If specified the expression overrides the extracted expression."""
 
 
 class InlineValueText(TypedDict):
     """Provide inline value as text."""
 
     range: Range
+    """The document range for which the inline value applies."""
     text: str
+    """The text of the inline value."""
 
 
 class InlineValueVariableLookup(TypedDict):
     """Provide inline value through a variable lookup."""
 
     range: Range
+    """The document range for which the inline value applies."""
     variableName: NotRequired[str]
+    """If specified the name of the variable to look up."""
     caseSensitiveLookup: bool
+    """How to perform the lookup."""
 
 
 InlineValue: TypeAlias = (
@@ -3345,15 +4081,20 @@ class InlineValueContext(TypedDict):
     """The ``InlineValueContext`` structure."""
 
     frameId: int
+    """The stack frame (as a DAP Id) where the execution has stopped."""
     stoppedLocation: Range
+    """The document range where execution has stopped."""
 
 
 class InlineValueParams(WorkDoneProgressParams):
     """A parameter literal used in inline value requests."""
 
     textDocument: TextDocumentIdentifier
+    """The text document."""
     range: Range
+    """The document range for which inline values should be computed."""
     context: InlineValueContext
+    """Additional information about the context in which inline values were requested."""
 
 
 class LinkedEditingRangeParams(TextDocumentPositionParams, WorkDoneProgressParams):
@@ -3364,14 +4105,18 @@ class LinkedEditingRanges(TypedDict):
     """The result of a linked editing range request."""
 
     ranges: list[Range]
+    """A list of ranges that can be edited together."""
     wordPattern: NotRequired[str]
+    """An optional word pattern (regular expression) that describes valid contents for the..."""
 
 
 class LogMessageParams(TypedDict):
     """The log message parameters."""
 
     type: MessageTypeValue
+    """The message type."""
     message: str
+    """The actual message."""
 
 
 class LogTraceParams(TypedDict):
@@ -3385,15 +4130,20 @@ class MessageActionItem(TypedDict):
     """The ``MessageActionItem`` structure."""
 
     title: str
+    """A short title like 'Retry', 'Open Log' etc."""
 
 
 class Moniker(TypedDict):
     """Moniker definition to match LSIF 0.5 moniker definition."""
 
     scheme: str
+    """The scheme of the moniker."""
     identifier: str
+    """The identifier of the moniker."""
     unique: UniquenessLevelValue
+    """The scope in which the moniker is unique."""
     kind: NotRequired[MonikerKindValue]
+    """The moniker kind if known."""
 
 
 class MonikerParams(TextDocumentPositionParams, WorkDoneProgressParams, PartialResultParams):
@@ -3404,7 +4154,9 @@ class ParameterInformation(TypedDict):
     """Represents a parameter of a callable-signature."""
 
     label: str | tuple[int, int]
+    """The label of this parameter information."""
     documentation: NotRequired[str | MarkupContent]
+    """The human-readable doc-comment of this parameter."""
 
 
 class PrepareRenameParams(TextDocumentPositionParams, WorkDoneProgressParams):
@@ -3432,28 +4184,36 @@ class PreviousResultId(TypedDict):
     """A previous result id in a workspace pull request."""
 
     uri: str
+    """The URI for which the client knowns a result id."""
     value: str
+    """The value of the previous result id."""
 
 
 class ProgressParams(TypedDict):
     """The ``ProgressParams`` structure."""
 
     token: ProgressToken
+    """The progress token provided by the client or server."""
     value: LSPAny
+    """The progress data."""
 
 
 class PublishDiagnosticsParams(TypedDict):
     """The publish diagnostic notification's parameters."""
 
     uri: str
+    """The URI for which diagnostic information is reported."""
     version: NotRequired[int]
+    """Optional the version number of the document the diagnostics are published for."""
     diagnostics: list[Diagnostic]
+    """An array of diagnostic information items."""
 
 
 class ReferenceContext(TypedDict):
     """Value-object that contains additional information when requesting references."""
 
     includeDeclaration: bool
+    """Include the declaration of the current symbol."""
 
 
 class ReferenceParams(TextDocumentPositionParams, WorkDoneProgressParams, PartialResultParams):
@@ -3470,8 +4230,11 @@ class Registration(TypedDict):
     """General parameters to register for a notification or to register a provider."""
 
     id: str
+    """The id used to register the request."""
     method: str
+    """The method / capability to register for."""
     registerOptions: NotRequired[LSPAny]
+    """Options necessary for the registration."""
 
 
 class RegistrationParams(TypedDict):
@@ -3484,14 +4247,18 @@ class RenameFilesParams(TypedDict):
     """The parameters sent in notifications/requests for user-initiated renames of files."""
 
     files: list[FileRename]
+    """An array of all files/folders renamed in this operation."""
 
 
 class RenameParams(WorkDoneProgressParams):
     """The parameters of a RenameRequest."""
 
     textDocument: TextDocumentIdentifier
+    """The document to rename."""
     position: Position
+    """The position at which this request was sent."""
     newName: str
+    """The new name of the symbol."""
 
 
 class RenameRegistrationOptions(TextDocumentRegistrationOptions, RenameOptions):
@@ -3502,36 +4269,47 @@ class ResourceOperation(TypedDict):
     """A generic resource operation."""
 
     kind: str
+    """The resource operation kind."""
     annotationId: NotRequired[ChangeAnnotationIdentifier]
+    """An optional annotation identifier describing the operation."""
 
 
 class SelectionRange(TypedDict):
     """A selection range represents a part of a selection hierarchy."""
 
     range: Range
+    """The range of this selection range."""
     parent: NotRequired["SelectionRange"]
+    """The parent selection range containing this range."""
 
 
 class SelectionRangeParams(WorkDoneProgressParams, PartialResultParams):
     """A parameter literal used in selection range requests."""
 
     textDocument: TextDocumentIdentifier
+    """The text document."""
     positions: list[Position]
+    """The positions inside the text document."""
 
 
 class SemanticTokens(TypedDict):
     """The ``SemanticTokens`` structure."""
 
     resultId: NotRequired[str]
+    """An optional result id."""
     data: list[int]
+    """The actual tokens."""
 
 
 class SemanticTokensEdit(TypedDict):
     """The ``SemanticTokensEdit`` structure."""
 
     start: int
+    """The start offset of the edit."""
     deleteCount: int
+    """The count of elements to remove."""
     data: NotRequired[list[int]]
+    """The elements to insert."""
 
 
 class SemanticTokensDelta(TypedDict):
@@ -3539,13 +4317,16 @@ class SemanticTokensDelta(TypedDict):
 
     resultId: NotRequired[str]
     edits: list[SemanticTokensEdit]
+    """The semantic token edits to transform a previous result into a new result."""
 
 
 class SemanticTokensDeltaParams(WorkDoneProgressParams, PartialResultParams):
     """The ``SemanticTokensDeltaParams`` structure."""
 
     textDocument: TextDocumentIdentifier
+    """The text document."""
     previousResultId: str
+    """The result id of a previous response."""
 
 
 class SemanticTokensDeltaPartialResult(TypedDict):
@@ -3558,6 +4339,7 @@ class SemanticTokensParams(WorkDoneProgressParams, PartialResultParams):
     """The ``SemanticTokensParams`` structure."""
 
     textDocument: TextDocumentIdentifier
+    """The text document."""
 
 
 class SemanticTokensPartialResult(TypedDict):
@@ -3570,7 +4352,9 @@ class SemanticTokensRangeParams(WorkDoneProgressParams, PartialResultParams):
     """The ``SemanticTokensRangeParams`` structure."""
 
     textDocument: TextDocumentIdentifier
+    """The text document."""
     range: Range
+    """The range the semantic tokens are requested for."""
 
 
 class SetTraceParams(TypedDict):
@@ -3583,62 +4367,84 @@ class ShowDocumentParams(TypedDict):
     """Params to show a resource in the UI."""
 
     uri: str
+    """The uri to show."""
     external: NotRequired[bool]
+    """Indicates to show the resource in an external program."""
     takeFocus: NotRequired[bool]
+    """An optional property to indicate whether the editor showing the document should take..."""
     selection: NotRequired[Range]
+    """An optional selection range if the document is a text document."""
 
 
 class ShowDocumentResult(TypedDict):
     """The result of a showDocument request."""
 
     success: bool
+    """A boolean indicating if the show was successful."""
 
 
 class ShowMessageParams(TypedDict):
     """The parameters of a notification message."""
 
     type: MessageTypeValue
+    """The message type."""
     message: str
+    """The actual message."""
 
 
 class ShowMessageRequestParams(TypedDict):
     """The ``ShowMessageRequestParams`` structure."""
 
     type: MessageTypeValue
+    """The message type."""
     message: str
+    """The actual message."""
     actions: NotRequired[list[MessageActionItem]]
+    """The message action items to present."""
 
 
 class SignatureInformation(TypedDict):
     """Represents the signature of something callable."""
 
     label: str
+    """The label of this signature."""
     documentation: NotRequired[str | MarkupContent]
+    """The human-readable doc-comment of this signature."""
     parameters: NotRequired[list[ParameterInformation]]
+    """The parameters of this signature."""
     activeParameter: NotRequired[int]
+    """The index of the active parameter."""
 
 
 class SignatureHelp(TypedDict):
     """Signature help represents the signature of something callable."""
 
     signatures: list[SignatureInformation]
+    """One or more signatures."""
     activeSignature: NotRequired[int]
+    """The active signature."""
     activeParameter: NotRequired[int]
+    """The active parameter of the active signature."""
 
 
 class SignatureHelpContext(TypedDict):
     """Additional information about the context in which a signature help request was triggered."""
 
     triggerKind: SignatureHelpTriggerKindValue
+    """Action that caused signature help to be triggered."""
     triggerCharacter: NotRequired[str]
+    """Character that caused signature help to be triggered."""
     isRetrigger: bool
+    """``true`` if signature help was already showing when it was triggered."""
     activeSignatureHelp: NotRequired[SignatureHelp]
+    """The currently active ``SignatureHelp``."""
 
 
 class SignatureHelpParams(TextDocumentPositionParams, WorkDoneProgressParams):
     """Parameters for a SignatureHelpRequest."""
 
     context: NotRequired[SignatureHelpContext]
+    """The signature help context."""
 
 
 class SignatureHelpRegistrationOptions(TextDocumentRegistrationOptions, SignatureHelpOptions):
@@ -3648,15 +4454,17 @@ class SignatureHelpRegistrationOptions(TextDocumentRegistrationOptions, Signatur
 class SymbolInformation(BaseSymbolInformation):
     """Represents information about programming constructs like variables, classes..."""
 
-    # Deprecated: Use tags instead
     deprecated: NotRequired[bool]
+    """Deprecated (Use tags instead). Indicates if this symbol is deprecated."""
     location: Location
+    """The location of this symbol."""
 
 
 class TextDocumentChangeRegistrationOptions(TextDocumentRegistrationOptions):
     """Describe options to be used when registered for text document change events."""
 
     syncKind: TextDocumentSyncKindValue
+    """How documents are synced to the server."""
 
 
 class TextDocumentSaveRegistrationOptions(TextDocumentRegistrationOptions, SaveOptions):
@@ -3671,13 +4479,21 @@ class TypeHierarchyItem(TypedDict):
     """The ``TypeHierarchyItem`` structure."""
 
     name: str
+    """The name of this item."""
     kind: SymbolKindValue
+    """The kind of this item."""
     tags: NotRequired[list[SymbolTagValue]]
+    """Tags for this item."""
     detail: NotRequired[str]
+    """More detail for this item, e.g. the signature of a function."""
     uri: str
+    """The resource identifier of this item."""
     range: Range
+    """The range enclosing this symbol not including leading/trailing whitespace but..."""
     selectionRange: Range
+    """The range that should be selected and revealed when this symbol is being picked, e.g..."""
     data: NotRequired[LSPAny]
+    """A data entry field that is preserved between a type hierarchy prepare and supertypes..."""
 
 
 class TypeHierarchyPrepareParams(TextDocumentPositionParams, WorkDoneProgressParams):
@@ -3700,7 +4516,9 @@ class Unregistration(TypedDict):
     """General parameters to unregister a request or notification."""
 
     id: str
+    """The id used to unregister the request or notification."""
     method: str
+    """The method to unregister for."""
 
 
 class UnregistrationParams(TypedDict):
@@ -3713,7 +4531,9 @@ class WillSaveTextDocumentParams(TypedDict):
     """The parameters sent in a will save text document notification."""
 
     textDocument: TextDocumentIdentifier
+    """The document that will be saved."""
     reason: TextDocumentSaveReasonValue
+    """The 'TextDocumentSaveReason'."""
 
 
 class WorkDoneProgressBegin(TypedDict):
@@ -3721,21 +4541,27 @@ class WorkDoneProgressBegin(TypedDict):
 
     kind: Literal["begin"]
     title: str
+    """Mandatory title of the progress operation."""
     cancellable: NotRequired[bool]
+    """Controls if a cancel button should show to allow the user to cancel the long running..."""
     message: NotRequired[str]
+    """Optional, more detailed associated progress message."""
     percentage: NotRequired[int]
+    """Optional progress percentage to display (value 100 is considered 100%)."""
 
 
 class WorkDoneProgressCancelParams(TypedDict):
     """The ``WorkDoneProgressCancelParams`` structure."""
 
     token: ProgressToken
+    """The token to be used to report progress."""
 
 
 class WorkDoneProgressCreateParams(TypedDict):
     """The ``WorkDoneProgressCreateParams`` structure."""
 
     token: ProgressToken
+    """The token to be used to report progress."""
 
 
 class WorkDoneProgressEnd(TypedDict):
@@ -3743,6 +4569,7 @@ class WorkDoneProgressEnd(TypedDict):
 
     kind: Literal["end"]
     message: NotRequired[str]
+    """Optional, a final message indicating to for example indicate the outcome of the operation."""
 
 
 class WorkDoneProgressReport(TypedDict):
@@ -3750,29 +4577,38 @@ class WorkDoneProgressReport(TypedDict):
 
     kind: Literal["report"]
     cancellable: NotRequired[bool]
+    """Controls enablement state of a cancel button."""
     message: NotRequired[str]
+    """Optional, more detailed associated progress message."""
     percentage: NotRequired[int]
+    """Optional progress percentage to display (value 100 is considered 100%)."""
 
 
 class WorkspaceDiagnosticParams(WorkDoneProgressParams, PartialResultParams):
     """Parameters of the workspace diagnostic request."""
 
     identifier: NotRequired[str]
+    """The additional identifier provided during registration."""
     previousResultIds: list[PreviousResultId]
+    """The currently known diagnostic reports with their previous result ids."""
 
 
 class WorkspaceFullDocumentDiagnosticReport(FullDocumentDiagnosticReport):
     """A full document diagnostic report for a workspace diagnostic result."""
 
     uri: str
+    """The URI for which diagnostic information is reported."""
     version: int | None
+    """The version number for which the diagnostics are reported."""
 
 
 class WorkspaceUnchangedDocumentDiagnosticReport(UnchangedDocumentDiagnosticReport):
     """An unchanged document diagnostic report for a workspace diagnostic result."""
 
     uri: str
+    """The URI for which diagnostic information is reported."""
     version: int | None
+    """The version number for which the diagnostics are reported."""
 
 
 WorkspaceDocumentDiagnosticReport: TypeAlias = (
@@ -3803,13 +4639,16 @@ class WorkspaceSymbol(BaseSymbolInformation):
     """A special workspace symbol that supports locations without a range."""
 
     location: Location | WorkspaceSymbolLocationType
+    """The location of the symbol."""
     data: NotRequired[LSPAny]
+    """A data entry field that is preserved on a workspace symbol between a workspace symbol..."""
 
 
 class WorkspaceSymbolParams(WorkDoneProgressParams, PartialResultParams):
     """The parameters of a WorkspaceSymbolRequest."""
 
     query: str
+    """A query string to filter symbols by."""
 
 
 class WorkspaceSymbolRegistrationOptions(WorkspaceSymbolOptions):
