@@ -24,6 +24,7 @@ from .options import (
     SessionState,
     ShowMessageHandler,
 )
+from .paths import path_to_uri, uri_to_path
 from .protocol.documents import TextDocument
 from .protocol.encoder import encode_body
 from .protocol.framing import DEFAULT_MAX_MESSAGE_BYTES, ContentLengthDecoder, encode_message
@@ -64,6 +65,9 @@ __all__ = (
     "create_stream_transport",
     "process_byte_stream",
     "spawn_server",
+    # paths
+    "path_to_uri",
+    "uri_to_path",
     # session
     "ApplyEditHandler",
     "ConfigurationHandler",

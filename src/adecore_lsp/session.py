@@ -28,6 +28,7 @@ from .errors import (
     connection_lost_error,
     send_failure,
 )
+from .features import FeatureCalls
 from .listeners import SessionListeners
 from .options import (
     DEFAULT,
@@ -73,7 +74,7 @@ _READY = SessionState.READY
 Document = DocumentLike | None
 
 
-class LspSession:
+class LspSession(FeatureCalls):
     """One conversation with one language server.
 
     Call :meth:`initialize` and wait for it before anything else, or use
@@ -101,6 +102,7 @@ class LspSession:
         process_id: int | DefaultValue | None = DEFAULT,
         shutdown_timeout: float = 5.0,
         refresh_window: float = 0.05,
+        registration_grace: float = 1.0,
     ) -> None:
         options = LspSessionOptions(
             root_uri=root_uri,
@@ -118,6 +120,7 @@ class LspSession:
             pull_diagnostics=pull_diagnostics,
             shutdown_timeout=shutdown_timeout,
             refresh_window=refresh_window,
+            registration_grace=registration_grace,
         )
         if not isinstance(process_id, DefaultValue):
             options.process_id = process_id
@@ -136,6 +139,7 @@ class LspSession:
         self._initialize_task: asyncio.Task[JSONObject] | None = None
         self._shutdown_task: asyncio.Task[None] | None = None
         self._accepted: HandshakeResult | None = None
+        self._ready_at: float | None = None
 
         self._listeners = listeners = SessionListeners(options.refresh_window)
         self._report = listeners.report
@@ -177,6 +181,11 @@ class LspSession:
     def position_encoding(self) -> str | None:
         """The negotiated position encoding; ``None`` until the handshake is done."""
         return None if self._accepted is None else self._accepted.position_encoding
+
+    @property
+    def ready_at(self) -> float | None:
+        """When the handshake ended, on the loop's clock (``loop.time()``); ``None`` before."""
+        return self._ready_at
 
     @property
     def transport(self) -> LspTransport:
@@ -221,6 +230,7 @@ class LspSession:
         self._accepted = accepted
         self._registry.set_server_capabilities(accepted.capabilities)
         self._move(SessionEvent.INITIALIZED)
+        self._ready_at = self._loop.time()
         self._send(notification("initialized", {}))
         if self.options.configuration is not None:
             self._send_configuration()
@@ -325,21 +335,6 @@ class LspSession:
             self._transport.send(notification(method, params))
         except BaseException as error:
             raise send_failure(method, error) from error
-
-    async def execute_command(self, command: str, arguments: Sequence[Any] | None = None) -> Any:
-        """Ask the server to run ``command`` (``workspace/executeCommand``)."""
-        params: JSONObject = {"command": command}
-        if arguments is not None:
-            params["arguments"] = list(arguments)
-        return await self.request("workspace/executeCommand", params)
-
-    async def workspace_symbols(self, query: str) -> Any:
-        """The symbols of the workspace that match ``query`` (``workspace/symbol``)."""
-        return await self.request("workspace/symbol", {"query": query})
-
-    async def resolve_workspace_symbol(self, symbol: JSONObject) -> Any:
-        """Fill in a workspace symbol's location (``workspaceSymbol/resolve``)."""
-        return await self.request("workspaceSymbol/resolve", symbol)
 
     # -- documents -----------------------------------------------------------------------
 
@@ -490,8 +485,10 @@ class LspSession:
             self._calls.cancel(params)
         elif method == "$/progress":
             self._listeners.progress.fire(params)
-        elif method == "textDocument/publishDiagnostics" and self._sync.accepts_diagnostics(params):
-            self._listeners.diagnostics.fire(params)
+        elif method == "textDocument/publishDiagnostics":
+            report = self._sync.current_diagnostics(params)
+            if report is not None:
+                self._listeners.diagnostics.fire(report)
         self._listeners.notification(method, params)
 
     def _send(self, message: JSONObject) -> None:

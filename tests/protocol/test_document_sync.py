@@ -141,7 +141,27 @@ def test_diagnostics_stand_for_the_current_text_only(params: Any, accepted: bool
     """A report counts for an open document, without a version or at its current version."""
     sync, _ = make_sync({"openClose": True, "change": 2})
     sync.open(URI, "python", "x\n", "utf-16")
-    assert sync.accepts_diagnostics(params) is accepted
+    report = sync.current_diagnostics(params)
+    assert (report is not None) is accepted
+    if accepted:
+        assert report == params
+
+
+SPELLED = "file:///ws/my%20proj%2B%5Bx%5D/a.py"
+
+
+def test_a_server_spelling_the_uri_its_own_way_still_names_the_document() -> None:
+    """pyrefly answers `+[x]` where the client sent `%2B%5Bx%5D`: matched by path."""
+    sync, _ = make_sync({"openClose": True, "change": 2})
+    document = sync.open(SPELLED, "python", "x\n", "utf-16")
+    theirs = "file:///ws/my%20proj+[x]/a.py"
+    assert sync.find(theirs) is document
+    report = sync.current_diagnostics({"uri": theirs, "version": 1, "diagnostics": [1]})
+    assert report == {"uri": SPELLED, "version": 1, "diagnostics": [1]}
+    assert sync.snapshot({"textDocument": {"uri": theirs}}) == (SPELLED, 1)
+    assert sync.find("untitled:x") is None
+    sync.close(SPELLED)
+    assert sync.find(theirs) is None
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ from .documents import (
     did_save_params,
 )
 from .selectors import DocumentInfo
+from .uris import uri_to_path
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -35,12 +36,15 @@ Send = Callable[[str, Any], None]
 class DocumentSync:
     """The open documents of one session and the notifications that keep the server in step."""
 
-    __slots__ = ("_registry", "_send", "store")
+    __slots__ = ("_by_path", "_registry", "_send", "store")
 
     def __init__(self, registry: CapabilityRegistry, send: Send) -> None:
         self.store = DocumentStore()
         self._registry = registry
         self._send = send
+        # The open documents by the path their URI names: servers spell URIs their own way
+        # (``+[x]`` for ``%2B%5Bx%5D``), so what they send is matched by path, never by string.
+        self._by_path: dict[str, str] = {}
 
     def _sync(self, document: TextDocument) -> SyncOptions:
         info = DocumentInfo(uri=document.uri, language_id=document.language_id)
@@ -52,6 +56,7 @@ class DocumentSync:
         _check_str("language_id", language_id)
         _check_str("text", text)
         document = self.store.open(uri, language_id, text, encoding)
+        self._by_path[_path_key(uri)] = uri
         if self._sync(document).open_close:
             self._send("textDocument/didOpen", did_open_params(document))
         return document
@@ -83,6 +88,7 @@ class DocumentSync:
         document = self._open_document(uri)
         open_close = self._sync(document).open_close
         self.store.close(uri)
+        self._by_path.pop(_path_key(uri), None)
         if open_close:
             self._send("textDocument/didClose", did_close_params(document))
         return document
@@ -93,20 +99,36 @@ class DocumentSync:
             raise ValueError(f"the document {uri} is not open")
         return document
 
-    def accepts_diagnostics(self, params: Any) -> bool:
-        """Whether a ``publishDiagnostics`` report is about the current text of an open document.
+    def find(self, uri: object) -> TextDocument | None:
+        """The open document a server's URI names: by string, else by the path it names."""
+        if not isinstance(uri, str):
+            return None
+        document = self.store.get(uri)
+        if document is None:
+            opened = self._by_path.get(_path_key(uri))
+            document = None if opened is None else self.store.get(opened)
+        return document
+
+    def current_diagnostics(self, params: Any) -> Any:
+        """A ``publishDiagnostics`` report about the current text of an open document, or None.
 
         A report without a version applies to the current text; one for another version
-        (an older text, or a version the client never sent) is dropped.
+        (an older text, or a version the client never sent) is dropped. A report whose URI
+        names an open document's path in another spelling comes back under the document's
+        own URI, so that listeners find it by the URI they opened.
         """
         if not isinstance(params, dict):
-            return False
+            return None
         uri = params.get("uri")
-        document = self.store.get(uri) if isinstance(uri, str) else None
+        document = self.find(uri)
         if document is None:
-            return False
+            return None
         version = params.get("version")
-        return version is None or (type(version) is int and version == document.version)
+        if version is not None and not (type(version) is int and version == document.version):
+            return None
+        if uri != document.uri:
+            params = {**params, "uri": document.uri}
+        return params
 
     def snapshot(self, params: Any) -> Snapshot | None:
         """The open document a request's params are about, with its version, if any."""
@@ -115,11 +137,10 @@ class DocumentSync:
         text_document = params.get("textDocument")
         if type(text_document) is not dict:
             return None
-        uri = text_document.get("uri")
-        document = self.store.get(uri) if isinstance(uri, str) else None
+        document = self.find(text_document.get("uri"))
         if document is None:
             return None
-        return uri, document.version  # type: ignore[return-value]
+        return document.uri, document.version
 
     def is_current(self, snapshot: Snapshot) -> bool:
         """Whether the document is still open at the version of ``snapshot``."""
@@ -130,3 +151,9 @@ class DocumentSync:
 def _check_str(name: str, value: object) -> None:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+
+
+def _path_key(uri: str) -> str:
+    """What two spellings of one file's URI share: the decoded path (the URI itself else)."""
+    path = uri_to_path(uri)
+    return uri if path is None else path

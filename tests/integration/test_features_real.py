@@ -1,0 +1,134 @@
+"""Feature calls against real servers: one normalised shape whatever the server answered."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from adecore_lsp import LspSession, path_to_uri, spawn_server, uri_to_path
+from tests.integration.conftest import find_server
+
+pytestmark = pytest.mark.real_server
+
+LIB = '''"""A library."""
+
+
+class Greeter:
+    """Says hello."""
+
+    def greet(self, name: str) -> str:
+        """Greet someone."""
+        return f"hi {name} 😀"
+
+
+def make() -> Greeter:
+    return Greeter()
+'''
+
+APP = """from lib import Greeter, make
+
+label = "é😀"; g: Greeter = make()
+print(g.greet("x"))
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "my proj+[x]").mkdir()
+    root = tmp_path / "my proj+[x]"
+    (root / "lib.py").write_text(LIB, encoding="utf-8")
+    (root / "app.py").write_text(APP, encoding="utf-8")
+    (root / "pyrightconfig.json").write_text('{"typeCheckingMode": "basic"}', encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+async def basedpyright(project: Path) -> AsyncIterator[LspSession]:
+    command = [find_server("basedpyright-langserver"), "--stdio"]
+    async with (
+        await spawn_server(command, cwd=project) as server,
+        LspSession(server.transport, root_uri=path_to_uri(project)) as session,
+    ):
+        yield session
+
+
+async def test_navigation_with_basedpyright(project: Path, basedpyright: LspSession) -> None:
+    session = basedpyright
+    app_uri, lib_uri = path_to_uri(project / "app.py"), path_to_uri(project / "lib.py")
+    app = session.open_document(app_uri, "python", APP)
+    session.open_document(lib_uri, "python", LIB)
+    at_greet = app.text.index("greet(")
+
+    hover = await session.hover(app_uri, at_greet)
+    assert hover is not None
+    assert hover["contents"]["kind"] == "markdown"
+    assert "greet" in hover["contents"]["value"]
+
+    [definition] = await session.definition(app_uri, at_greet)
+    assert set(definition) == {"uri", "range"}
+    assert uri_to_path(definition["uri"]) == project / "lib.py"  # matched by path
+    assert definition["range"]["start"]["line"] == 6
+
+    references = await session.references(app_uri, at_greet)
+    assert {uri_to_path(r["uri"]).name for r in references} == {"app.py", "lib.py"}
+
+    symbols = await session.document_symbols(lib_uri)
+    greeter = next(s for s in symbols if s["name"] == "Greeter")
+    assert [child["name"] for child in greeter.get("children", [])] == ["greet"]
+
+
+async def test_rename_across_two_files_with_basedpyright(
+    project: Path, basedpyright: LspSession
+) -> None:
+    session = basedpyright
+    app_uri, lib_uri = path_to_uri(project / "app.py"), path_to_uri(project / "lib.py")
+    app = session.open_document(app_uri, "python", APP)
+    session.open_document(lib_uri, "python", LIB)
+    edit = await session.rename(app_uri, app.text.index("greet("), "welcome")
+    assert set(edit) >= {"documentChanges"}
+    changed = {uri_to_path(c["textDocument"]["uri"]).name: c for c in edit["documentChanges"]}
+    assert set(changed) == {"app.py", "lib.py"}
+    for change in changed.values():
+        assert all(e["newText"] == "welcome" for e in change["edits"])
+        # basedpyright answers documentChanges with version null ("the text as it is now").
+        assert change["textDocument"]["version"] is None
+
+
+async def test_rename_with_pyrefly_gets_versions_by_path(project: Path) -> None:
+    """pyrefly answers `changes`, spelling `+[x]` where the client sent `%2B%5Bx%5D`: the
+    versions of the open documents are still found, by path."""
+    app_uri, lib_uri = path_to_uri(project / "app.py"), path_to_uri(project / "lib.py")
+    assert "%2B%5Bx%5D" in app_uri
+    command = [find_server("pyrefly"), "lsp"]
+    async with (
+        await spawn_server(command, cwd=project) as server,
+        LspSession(server.transport, root_uri=path_to_uri(project)) as session,
+    ):
+        app = session.open_document(app_uri, "python", APP)
+        session.open_document(lib_uri, "python", LIB)
+        session.change_document(lib_uri, LIB + "\n")  # version 2
+        edit = await session.rename(app_uri, app.text.index("greet("), "welcome")
+        versions = {
+            uri_to_path(c["textDocument"]["uri"]).name: c["textDocument"]["version"]
+            for c in edit["documentChanges"]
+        }
+        assert versions == {"app.py": 1, "lib.py": 2}
+
+
+async def test_formatting_with_ruff(tmp_path: Path) -> None:
+    uri = path_to_uri(tmp_path / "messy.py")
+    text = "x = {  'a':1 }\nprint( x )\n"
+    ruff = [find_server("ruff"), "server"]
+    async with (
+        await spawn_server(ruff, cwd=tmp_path) as server,
+        LspSession(server.transport, root_uri=path_to_uri(tmp_path)) as session,
+    ):
+        session.open_document(uri, "python", text)
+        edits = await session.formatting(uri)  # registered late: the call waits for it
+        assert edits
+        assert all(set(e) == {"range", "newText"} for e in edits)
+        actions = await session.code_actions(uri, (0, len(text)))
+        assert isinstance(actions, list)
+        assert all("title" in action for action in actions)
