@@ -92,3 +92,17 @@ def test_bench_roundtrip_takes_another_timer() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "req/s" in done.stdout
+
+
+def test_bench_normalize_quick_run_exits_cleanly() -> None:
+    """`bench_normalize.py --quick` normalises every workload and prints its share."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_normalize.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "semantic tokens" in done.stdout
+    assert "%" in done.stdout

@@ -195,10 +195,32 @@ def test_documented_names_are_exported() -> None:
 
 
 def test_init_only_reexports() -> None:
-    """__init__.py holds imports and __all__, no logic."""
+    """__init__.py holds imports and __all__, no logic, but the lazy import of lsp_types."""
     tree = ast.parse((SRC / "__init__.py").read_text())
     for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            assert node.name == "__getattr__", node.name
+            continue
         assert isinstance(node, (ast.ImportFrom, ast.Import, ast.Assign, ast.Expr)), ast.dump(node)
+
+
+def test_lsp_types_is_imported_only_when_asked_for() -> None:
+    """`import adecore_lsp` does not build the generated types; the attribute does."""
+    program = (
+        "import sys, adecore_lsp\n"
+        "assert 'adecore_lsp.lsp_types' not in sys.modules\n"
+        "assert adecore_lsp.lsp_types.Hover.__required_keys__ == {'contents'}\n"
+        "from adecore_lsp import lsp_types\n"
+        "assert lsp_types is adecore_lsp.lsp_types\n"
+        "try:\n"
+        "    adecore_lsp.no_such_name\n"
+        "except AttributeError as error:\n"
+        "    assert 'no_such_name' in str(error)\n"
+        "else:\n"
+        "    raise SystemExit('no AttributeError')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
 
 
 def test_protocol_never_imports_asyncio() -> None:

@@ -5,7 +5,6 @@ Every public name is importable from here; the submodules are an implementation 
 
 from __future__ import annotations
 
-from . import lsp_types as lsp_types
 from ._version import __version__ as __version__
 from .errors import (
     ErrorCodes,
@@ -93,3 +92,16 @@ __all__ = (
     "TransportClosedError",
     "TransportError",
 )
+
+
+def __getattr__(name: str) -> object:
+    """``adecore_lsp.lsp_types``, imported when first asked for.
+
+    Building its hundreds of TypedDicts costs tens of milliseconds, which a program that
+    only annotates with them (or a command line's start) should not pay.
+    """
+    if name == "lsp_types":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.lsp_types")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

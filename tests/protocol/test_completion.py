@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-import orjson
 import pytest
 
 from adecore_lsp.errors import ErrorCodes, LspError
@@ -228,25 +226,12 @@ def test_completion_lies(result: object, parts: tuple[str, ...]) -> None:
         assert part in caught.value.message
 
 
-def _best(call: Any, rounds: int = 5) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def test_completion_of_10000_items_costs_little_beside_decoding_them() -> None:
-    """A smoke bound (shared CI machines vary): the cost ratio is printed with ``-s``."""
-    items = [
-        {"label": f"name_{i}", "kind": 6, "sortText": f"{i:05}", "detail": "int"}
-        for i in range(10_000)
-    ]
-    for defaults in ({}, {"editRange": R, "commitCharacters": ["."], "data": {"u": 1}}):
-        raw = orjson.dumps({"isIncomplete": False, "itemDefaults": defaults, "items": items})
-        decoded = orjson.loads(raw)
-        decoding = _best(lambda: orjson.loads(raw))  # noqa: B023
-        normalising = _best(lambda: completion(decoded))  # noqa: B023
-        print(f"defaults {sorted(defaults)}: {normalising / decoding:.0%} of decoding")
-        assert normalising < decoding * 10  # generous: coverage tracing slows Python down
+def test_a_large_list_keeps_every_item_and_takes_its_defaults() -> None:
+    """10,000 items each get the defaults they lack (bench_normalize.py measures the cost)."""
+    items = [{"label": f"name_{i}", "kind": 6} for i in range(10_000)]
+    defaults = {"editRange": R, "commitCharacters": ["."], "data": {"u": 1}}
+    result = completion({"isIncomplete": False, "itemDefaults": defaults, "items": items})
+    assert len(result["items"]) == 10_000
+    assert "itemDefaults" not in result
+    assert result["items"][9_999]["textEdit"] == {"range": R, "newText": "name_9999"}
+    assert result["items"][0]["commitCharacters"] == ["."]

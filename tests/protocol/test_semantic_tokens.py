@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import random
-import time
 from typing import Any
 
-import orjson
 import pytest
 
 from adecore_lsp import SemanticToken as Exported
@@ -126,21 +123,10 @@ def test_semantic_tokens_lies(result: object) -> None:
         semantic_tokens(result, LEGEND)
 
 
-def test_100000_tokens_decode_fast() -> None:
-    """A smoke bound (shared CI machines vary): the cost ratio is printed with ``-s``."""
-    rng = random.Random(7)
-    data: list[int] = []
-    for _ in range(100_000):
-        data += [int(rng.random() < 0.2), rng.randrange(12), rng.randrange(1, 9), rng.randrange(4)]
-        data.append(rng.randrange(8))
-    raw = orjson.dumps({"data": data})
-    times = []
-    for call in (lambda: orjson.loads(raw), lambda: decode_semantic_tokens(data, LEGEND)):
-        best = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            call()
-            best = min(best, time.perf_counter() - start)
-        times.append(best)
-    print(f"100,000 tokens: {times[1] * 1000:.1f} ms, {times[1] / times[0]:.1f}x orjson.loads")
-    assert times[1] < 1.0
+def test_100000_tokens_decode_to_absolute_positions() -> None:
+    """A long stream: positions accumulate (the cost is benchmarks/bench_normalize.py's)."""
+    data = [1, 2, 3, 0, 1] * 100_000
+    tokens = decode_semantic_tokens(data, LEGEND)
+    assert len(tokens) == 100_000
+    assert tokens[-1].line == 100_000
+    assert tokens[-1].character == 2

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -143,7 +142,7 @@ def test_symbol_information_converted() -> None:
     }
 
 
-def test_5000_symbols_nest_fast() -> None:
+def test_5000_symbols_nest_into_their_classes() -> None:
     symbols = []
     for c in range(500):
         symbols.append(info(f"C{c}", rng(c * 20, 0, c * 20 + 19, 0)))
@@ -151,13 +150,9 @@ def test_5000_symbols_nest_fast() -> None:
             info(f"m{c}_{m}", rng(c * 20 + 1 + m * 2, 4, c * 20 + 2 + m * 2, 0), f"C{c}")
             for m in range(9)
         ]
-    start = time.perf_counter()
-    tree = document_symbols(symbols)
-    elapsed = time.perf_counter() - start
-    print(f"5,000 symbols nested in {elapsed * 1000:.1f} ms")
+    tree = document_symbols(symbols)  # its cost: benchmarks/bench_normalize.py
     assert len(tree) == 500
     assert all(len(c["children"]) == 9 for c in tree)
-    assert elapsed < 0.5  # generous: coverage tracing slows Python down
 
 
 @pytest.mark.parametrize(
