@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..options import DEFAULT
 from ..protocol.semantic_tokens import SemanticToken
 from ..types import JSONObject
-from . import calls, completion, editing, hierarchy, navigation, ranges, symbols
+from . import apply, calls, completion, editing, hierarchy, navigation, ranges, symbols
 from .calls import At, Span
 
 if TYPE_CHECKING:
@@ -50,6 +50,29 @@ class FeatureCalls:
         if arguments is not None:
             params["arguments"] = list(arguments)
         return await self._session.request("workspace/executeCommand", params, timeout=timeout)
+
+    async def apply_edit(
+        self,
+        edit: JSONObject,
+        *,
+        save: bool = True,
+        allow_outside_workspace: bool = False,
+        confirm: apply.Confirm | None = None,
+    ) -> JSONObject:
+        """Apply a ``WorkspaceEdit``, all or nothing: an ``ApplyWorkspaceEditResult``."""
+        return await apply.apply_edit(
+            self._session,
+            edit,
+            save=save,
+            allow_outside_workspace=allow_outside_workspace,
+            confirm=confirm,
+        )
+
+    async def apply_text_edits(
+        self, uri: str, edits: Sequence[JSONObject], *, save: bool = True
+    ) -> JSONObject:
+        """Apply a ``TextEdit[]`` to ``uri``, each edit against the text before any of them."""
+        return await apply.apply_text_edits(self._session, uri, edits, save=save)
 
     # -- at a position ---------------------------------------------------------------------
 
