@@ -106,3 +106,16 @@ def test_bench_normalize_quick_run_exits_cleanly() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "semantic tokens" in done.stdout
     assert "%" in done.stdout
+
+
+def test_bench_apply_edit_quick_run_exits_cleanly() -> None:
+    """`bench_apply_edit.py --quick` applies 1,000 edits across 100 files once and exits 0."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_apply_edit.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "apply_edit" in done.stdout
