@@ -132,3 +132,24 @@ async def test_formatting_with_ruff(tmp_path: Path) -> None:
         actions = await session.code_actions(uri, (0, len(text)))
         assert isinstance(actions, list)
         assert all("title" in action for action in actions)
+
+
+async def test_ruff_formatting_applied_to_disk(tmp_path: Path) -> None:
+    """formatting() then apply_text_edits(): the file on disk is formatted, and nothing else."""
+    messy = tmp_path / "messy.py"
+    messy.write_bytes("x = {  'a':1 }\r\nprint( x , '😀')".encode())
+    other = tmp_path / "other.py"
+    other.write_bytes(b"y  =  2\n")
+    uri = path_to_uri(messy)
+    ruff = [find_server("ruff"), "server"]
+    async with (
+        await spawn_server(ruff, cwd=tmp_path) as server,
+        LspSession(server.transport, root_uri=path_to_uri(tmp_path)) as session,
+    ):
+        # The text as it is on disk, \r\n and all (read_text would translate them).
+        session.open_document(uri, "python", messy.read_bytes().decode())
+        edits = await session.formatting(uri)
+        assert await session.apply_text_edits(uri, edits) == {"applied": True}
+        assert session.documents[uri].text == messy.read_bytes().decode()
+    assert messy.read_bytes().decode() == 'x = {"a": 1}\r\nprint(x, "😀")\r\n'
+    assert other.read_bytes() == b"y  =  2\n"
