@@ -72,7 +72,8 @@ class LspSessionOptions:
     capabilities: Mapping[str, Any] | None = None
     """Client capabilities merged over the ones the session builds (to add or override)."""
     pull_diagnostics: bool = False
-    """Advertise pull diagnostics; only when the application sends ``textDocument/diagnostic``."""
+    """Pull diagnostics (``textDocument/diagnostic``) for open documents and deliver them through
+    ``on_diagnostics``, like pushed ones."""
     process_id: int | None = field(default_factory=os.getpid)
     """The ``processId`` of the handshake; servers may exit when that process dies."""
     shutdown_timeout: float = 5.0

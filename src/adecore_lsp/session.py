@@ -61,6 +61,7 @@ from .protocol.rpc import (
 from .protocol.selectors import DocumentInfo, DocumentLike, as_document
 from .protocol.server_requests import BuiltinContext
 from .protocol.states import SessionEvent, SessionLifecycle, SessionState
+from .pull import DiagnosticPulls
 from .server_calls import RequestHandler, ServerCalls
 from .transports.base import LspTransport
 from .types import Disposable, JSONObject
@@ -155,6 +156,7 @@ class LspSession(FeatureCalls):
             refresh_requested=listeners.refresh_requested,
         )
         self._calls = ServerCalls(self._builtin_context, self._send, self._report)
+        self._pulls = DiagnosticPulls(self)
         self._subscriptions: list[Disposable] = [
             transport.on_message(self._on_message),
             transport.on_close(self._on_transport_close),
@@ -351,7 +353,7 @@ class LspSession(FeatureCalls):
         """
         self._check_ready()
         encoding = self.position_encoding or "utf-16"
-        return self._sync.open(uri, language_id, text, encoding)
+        return self._pulls.opened(self._sync.open(uri, language_id, text, encoding))
 
     def change_document(
         self,
@@ -368,7 +370,7 @@ class LspSession(FeatureCalls):
         it was sends nothing. Raises ``ValueError`` for a document that is not open.
         """
         self._check_ready()
-        return self._sync.change(uri, text, edits)
+        return self._pulls.changed(self._sync.change(uri, text, edits))
 
     def save_document(self, uri: str) -> None:
         """Send ``didSave`` (with the text if the server asked for it), when it is wanted."""
@@ -379,7 +381,7 @@ class LspSession(FeatureCalls):
         """Close a document: ``didClose`` when wanted, and an empty report to ``on_diagnostics``."""
         self._check_ready()
         self._sync.close(uri)
-        self._listeners.diagnostics.fire({"uri": uri, "diagnostics": []})
+        self._pulls.closed(uri)
 
     def _check_ready(self) -> None:
         if self._state is not _READY:
@@ -414,9 +416,9 @@ class LspSession(FeatureCalls):
     # -- listening ---------------------------------------------------------------------
 
     def on_diagnostics(self, listener: Callable[[JSONObject], object]) -> Disposable:
-        """Hear ``textDocument/publishDiagnostics`` params for the current text of open documents.
+        """Hear diagnostics (pushed, or pulled) for the current text of open documents.
 
-        A report for another version is dropped, one without a version applies to the
+        A pushed report for another version is dropped, one without a version applies to the
         current text, and closing a document delivers ``{uri, diagnostics: []}``. Reports
         about documents that are not open reach ``on_notification`` listeners only.
         """
@@ -486,9 +488,7 @@ class LspSession(FeatureCalls):
         elif method == "$/progress":
             self._listeners.progress.fire(params)
         elif method == "textDocument/publishDiagnostics":
-            report = self._sync.current_diagnostics(params)
-            if report is not None:
-                self._listeners.diagnostics.fire(report)
+            self._pulls.pushed(params)
         self._listeners.notification(method, params)
 
     def _send(self, message: JSONObject) -> None:
@@ -542,8 +542,9 @@ class LspSession(FeatureCalls):
                 pass  # a server that does not answer, or answers wrongly, still gets exit
             self._send(notification("exit"))
         self._abort(None)
-        # Nothing of the session stays pending: its handler and listener tasks end.
-        await asyncio.gather(self._calls.wait_closed(), self._listeners.wait_closed())
+        # Nothing of the session stays pending: its handler, listener and pull tasks end.
+        closing = self._calls, self._listeners, self._pulls
+        await asyncio.gather(*(part.wait_closed() for part in closing))
 
     def _abort(self, reason: BaseException | None) -> None:
         """Close the transport (the write side first ends); rejects what is pending."""
@@ -571,6 +572,7 @@ class LspSession(FeatureCalls):
                 future.set_exception(connection_lost_error(cause))
         self._calls.close()
         self._listeners.close()
+        self._pulls.close()
         self._deadline.close()  # a send that closed the session sets it no more
         for subscription in self._subscriptions:
             subscription.dispose()

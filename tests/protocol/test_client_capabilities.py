@@ -41,9 +41,9 @@ def test_deep_merge_replaces_non_objects() -> None:
 
 
 def test_pull_diagnostics_advertises_the_diagnostic_capability() -> None:
-    """pull_diagnostics adds textDocument.diagnostic, registrable, without related documents."""
+    """pull_diagnostics adds textDocument.diagnostic, registrable, with related documents."""
     capabilities = build_client_capabilities(pull_diagnostics=True)
     assert capabilities["textDocument"]["diagnostic"] == {
         "dynamicRegistration": True,
-        "relatedDocumentSupport": False,
+        "relatedDocumentSupport": True,
     }

@@ -279,3 +279,18 @@ class FeatureCalls:
         """The code lenses of the document: ``CodeLens[]``."""
         method = "textDocument/codeLens"
         return await ranges.document_list(self._session, method, uri, timeout)
+
+    # -- diagnostics -----------------------------------------------------------------------
+
+    async def document_diagnostics(self, uri: str, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+        """Pull the document's diagnostics (``textDocument/diagnostic``): ``Diagnostic[]``.
+
+        Shares the session's result ids (an ``unchanged`` report answers with the items of the
+        last full one) and reports what is news through ``on_diagnostics`` too.
+        """
+        return await self._session._pulls.document_diagnostics(uri, timeout)
+
+    def diagnostics(self, uri: str) -> list[JSONObject] | None:
+        """The last report for the current version of the open document ``uri`` (pushed or
+        pulled), ``None`` when none has come yet."""
+        return self._session._pulls.current(uri)

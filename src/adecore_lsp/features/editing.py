@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..paths import uri_to_path
 from ..protocol import normalize
 from ..protocol.documents import TextDocument
+from ..protocol.pull_diagnostics import overlapping
 from ..types import JSONObject
 from .calls import At, Span, at_position, send, span
 
@@ -78,10 +79,16 @@ async def code_actions(
     diagnostics: list[JSONObject] | None,
     timeout: Any,
 ) -> list[JSONObject]:
-    """``textDocument/codeAction``: ``CodeAction[]``, a bare ``Command`` wrapped in one."""
+    """``textDocument/codeAction``: ``CodeAction[]``, a bare ``Command`` wrapped in one.
+
+    ``diagnostics`` defaults to the document's last reported diagnostics (whatever their
+    version) that overlap the range.
+    """
     method = "textDocument/codeAction"
     lsp_range = span(session, uri, range_)
-    context: JSONObject = {"diagnostics": diagnostics if diagnostics is not None else []}
+    if diagnostics is None:
+        diagnostics = overlapping(session._pulls.last(uri), lsp_range)
+    context: JSONObject = {"diagnostics": diagnostics}
     if only is not None:
         context["only"] = list(only)
     params = {"textDocument": {"uri": uri}, "range": lsp_range, "context": context}

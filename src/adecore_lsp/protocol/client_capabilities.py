@@ -65,8 +65,8 @@ def build_client_capabilities(
     """The ``capabilities`` of ``InitializeParams`` for a session with these options.
 
     ``apply_edit`` is whether the application handles ``workspace/applyEdit``;
-    ``pull_diagnostics`` whether it sends ``textDocument/diagnostic`` itself. ``overrides``
-    is merged last, so an application can add or change anything.
+    ``pull_diagnostics`` whether the session pulls diagnostics (``textDocument/diagnostic``).
+    ``overrides`` is merged last, so an application can add or change anything.
     """
     text_document: JSONObject = {
         "synchronization": _dynamic(willSave=False, willSaveWaitUntil=False, didSave=True),
@@ -166,7 +166,7 @@ def build_client_capabilities(
         ),
     }
     if pull_diagnostics:
-        text_document["diagnostic"] = _dynamic(relatedDocumentSupport=False)
+        text_document["diagnostic"] = _dynamic(relatedDocumentSupport=True)
 
     workspace: JSONObject = {
         "applyEdit": apply_edit,
