@@ -9,15 +9,25 @@ Workloads: a completion list of 10,000 items with and without ``itemDefaults``, 
 semantic tokens, 5,000 document symbols as ``SymbolInformation[]``, and a rename touching
 1,000 files as a ``changes`` map.
 
-Run ``python benchmarks/bench_normalize.py [--quick]``.
+With ``--lsprotocol``, the same answers are also structured with lsprotocol's converter
+(pygls's typed path), in an environment of the benchmark's own (``build/bench-lsprotocol``,
+made with pip on first use, so that the project itself never depends on it), and the
+ratio of the two is printed: the target is ours at least 10x faster.
+
+Run ``python benchmarks/bench_normalize.py [--quick] [--lsprotocol]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
+import tempfile
 import timeit
+import venv
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -95,6 +105,66 @@ def workloads(scale: int) -> list[tuple[str, bytes, Callable[[Any], object]]]:
     ]
 
 
+ROOT = Path(__file__).resolve().parent.parent
+LSPROTOCOL_ENV = ROOT / "build" / "bench-lsprotocol"
+# What lsprotocol structures each workload's answer as, by the workload's first word.
+LSPROTOCOL_TYPES = {
+    "completion": "List[types.CompletionItem]",
+    "completion+": "types.CompletionList",
+    "semantic": "types.SemanticTokens",
+    "document": "List[types.SymbolInformation]",
+    "rename": "types.WorkspaceEdit",
+}
+LSPROTOCOL_TIMER = """
+import json, sys, timeit
+from typing import List
+from lsprotocol import converters, types
+converter = converters.get_converter()
+quick = sys.argv[2] == "1"
+out = {}
+for name, (path, kind) in json.load(open(sys.argv[1])).items():
+    decoded = json.load(open(path))
+    target = eval(kind)
+    timer = timeit.Timer(lambda: converter.structure(decoded, target))
+    if quick:
+        out[name] = timer.timeit(1)
+    else:
+        number, _ = timer.autorange()
+        out[name] = min(timer.repeat(7, number)) / number
+print(json.dumps(out))
+"""
+
+
+def lsprotocol_python() -> Path:
+    """The Python of the benchmark's own environment with lsprotocol, made on first use."""
+    python = LSPROTOCOL_ENV / "bin" / "python"
+    if not python.exists():
+        venv.create(LSPROTOCOL_ENV, with_pip=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "lsprotocol"], check=True)
+    return python
+
+
+def lsprotocol_times(bodies: dict[str, tuple[bytes, str]], quick: bool) -> dict[str, float]:
+    """Seconds lsprotocol's converter takes to structure each decoded answer."""
+    python = lsprotocol_python()
+    with tempfile.TemporaryDirectory() as folder:
+        index = {}
+        for number, (name, (body, kind)) in enumerate(bodies.items()):
+            path = Path(folder) / f"{number}.json"
+            path.write_bytes(body)
+            index[name] = (str(path), kind)
+        listing = Path(folder) / "index.json"
+        listing.write_text(json.dumps(index))
+        done = subprocess.run(
+            [str(python), "-c", LSPROTOCOL_TIMER, str(listing), "1" if quick else "0"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    times: dict[str, float] = json.loads(done.stdout)
+    return times
+
+
 def best(call: Callable[[], object], quick: bool = False) -> float:
     """The best of 7 timings of ``call`` (of one, quick), in seconds."""
     timer = timeit.Timer(call)
@@ -108,14 +178,36 @@ def main(argv: list[str] | None = None) -> int:
     """Print each workload's decoding and normalisation times and their ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument(
+        "--lsprotocol", action="store_true", help="also time lsprotocol's converter"
+    )
     args = parser.parse_args(argv)
-    print(f"{'workload':<44} {'decode':>10} {'normalise':>10} {'share':>7}")
+    rows = []
     for name, body, normalise in workloads(20 if args.quick else 1000):
         decoded = orjson.loads(body)
         decode = best(lambda: orjson.loads(body), args.quick)  # noqa: B023
         shape = best(lambda: normalise(decoded), args.quick)  # noqa: B023
-        print(f"{name:<44} {decode * 1e3:>8.2f}ms {shape * 1e3:>8.2f}ms {shape / decode:>6.0%}")
+        rows.append((name, body, decode, shape))
+    theirs: dict[str, float] = {}
+    if args.lsprotocol:
+        kinds = {name: (body, LSPROTOCOL_TYPES[_kind_key(name)]) for name, body, _, _ in rows}
+        theirs = lsprotocol_times(kinds, args.quick)
+    print(f"{'workload':<44} {'decode':>9} {'ours':>9} {'share':>6}", end="")
+    print(f" {'lsprotocol':>11} {'ratio':>7}" if theirs else "")
+    for name, _, decode, shape in rows:
+        line = f"{name:<44} {decode * 1e3:>7.2f}ms {shape * 1e3:>7.2f}ms {shape / decode:>6.0%}"
+        if theirs:
+            line += f" {theirs[name] * 1e3:>9.2f}ms {theirs[name] / shape:>6.1f}x"
+        print(line)
+    if theirs:
+        print("ratio: lsprotocol's time / ours (the target is at least 10x)")
     return 0
+
+
+def _kind_key(name: str) -> str:
+    """The key of :data:`LSPROTOCOL_TYPES` for a workload's name."""
+    first = name.split(",")[0].split()[0]
+    return "completion+" if first == "completion" and "itemDefaults" in name else first
 
 
 if __name__ == "__main__":
