@@ -80,6 +80,9 @@ class LspSessionOptions:
     """How long ``shutdown()`` waits for the server's answer to ``shutdown``."""
     refresh_window: float = 0.05
     """Refresh requests within this many seconds are announced once."""
+    apply_edits: bool = False
+    """Answer the server's ``workspace/applyEdit`` with :meth:`LspSession.apply_edit` (all or
+    nothing; changes that need confirmation refused); an ``on_apply_edit`` given wins."""
     registration_grace: float = 1.0
     """Seconds after the handshake in which a feature call for a method the server does not
     support yet waits for it to be registered (servers register many just after)."""

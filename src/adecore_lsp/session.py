@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from types import TracebackType
 from typing import Any
 
@@ -29,6 +30,7 @@ from .errors import (
     send_failure,
 )
 from .features import FeatureCalls
+from .features.apply import answer_apply_edit
 from .listeners import SessionListeners
 from .options import (
     DEFAULT,
@@ -68,9 +70,7 @@ from .types import Disposable, JSONObject
 
 __all__ = ["LspSession"]
 
-# The state the hot paths test for, bound once: a module global is read faster than an
-# enum member through its class.
-_READY = SessionState.READY
+_READY = SessionState.READY  # bound once: a global is read faster than an enum member
 
 Document = DocumentLike | None
 
@@ -103,6 +103,7 @@ class LspSession(FeatureCalls):
         process_id: int | DefaultValue | None = DEFAULT,
         shutdown_timeout: float = 5.0,
         refresh_window: float = 0.05,
+        apply_edits: bool = False,
         registration_grace: float = 1.0,
     ) -> None:
         options = LspSessionOptions(
@@ -121,6 +122,7 @@ class LspSession(FeatureCalls):
             pull_diagnostics=pull_diagnostics,
             shutdown_timeout=shutdown_timeout,
             refresh_window=refresh_window,
+            apply_edits=apply_edits,
             registration_grace=registration_grace,
         )
         if not isinstance(process_id, DefaultValue):
@@ -154,6 +156,7 @@ class LspSession(FeatureCalls):
             workspace_folders=workspace_folder_list(options.root_uri, options.workspace_folders),
             capabilities_changed=listeners.capabilities_changed,
             refresh_requested=listeners.refresh_requested,
+            apply_workspace_edit=partial(answer_apply_edit, self),
         )
         self._calls = ServerCalls(self._builtin_context, self._send, self._report)
         self._pulls = DiagnosticPulls(self)
@@ -200,10 +203,9 @@ class LspSession(FeatureCalls):
         """Do the handshake and return the server's ``InitializeResult``.
 
         Sends ``initialize``, checks the position encoding the server chose, sends
-        ``initialized`` and then the configuration, if any. Calling it again returns the
-        same result while the session is open; on a closed session it raises ``LspError``
-        (``InvalidRequest``), since a closed session does not start again. A failed handshake
-        closes the session.
+        ``initialized``, then the configuration, if any. Again, the same result while open;
+        on a closed session, ``LspError`` (``InvalidRequest``): it does not start again. A
+        failed handshake closes the session.
         """
         if self._state is SessionState.CLOSING or self._state is SessionState.CLOSED:
             error = self._lifecycle.refusal("initialize")

@@ -524,3 +524,58 @@ async def test_a_document_edited_then_renamed_is_saved_under_its_new_uri_only(
     assert (tmp_path / "b.py").read_text() == "b\n"
     await server.round_trip()
     assert server.messages("textDocument/didSave") == []
+
+
+async def test_apply_edits_option_answers_the_servers_apply_edit(
+    start: Make, tmp_path: Path
+) -> None:
+    """With apply_edits=True the session applies a server's workspace/applyEdit itself."""
+    target = tmp_path / "a.py"
+    target.write_text("old = 1\n", encoding="utf-8")
+    _session, server = await start(apply_edits=True)
+    [initialize] = server.messages("initialize")
+    workspace = initialize["params"]["capabilities"]["workspace"]
+    assert workspace["applyEdit"] is True
+    assert workspace["workspaceEdit"]["failureHandling"] == "transactional"
+    assert workspace["workspaceEdit"]["changeAnnotationSupport"] == {"groupsOnLabel": False}
+    change = {"documentChanges": [text_edit(target, [edit(0, 0, 0, 3, "new")])]}
+    reply = await server.request("workspace/applyEdit", {"label": "rename", "edit": change})
+    assert reply["result"] == {"applied": True}
+    assert target.read_text(encoding="utf-8") == "new = 1\n"
+    # A change that needs confirmation: nobody can confirm, so the edit is refused whole.
+    needs = {
+        "documentChanges": [
+            {**text_edit(target, [{**edit(0, 0, 0, 3, "x"), "annotationId": "a"}])}
+        ],
+        "changeAnnotations": {"a": {"label": "risky", "needsConfirmation": True}},
+    }
+    reply = await server.request("workspace/applyEdit", {"edit": needs})
+    assert reply["result"]["applied"] is False
+    assert target.read_text(encoding="utf-8") == "new = 1\n"
+
+
+async def test_without_apply_edits_a_servers_apply_edit_is_refused(start: Make) -> None:
+    _session, server = await start()
+    [initialize] = server.messages("initialize")
+    assert initialize["params"]["capabilities"]["workspace"]["applyEdit"] is False
+    reply = await server.request("workspace/applyEdit", {"edit": {"changes": {}}})
+    assert reply["result"]["applied"] is False
+    assert "apply_edits=True" in reply["result"]["failureReason"]
+
+
+async def test_on_apply_edit_wins_over_apply_edits(start: Make) -> None:
+    seen: list[Any] = []
+
+    def handler(params: Any) -> Any:
+        seen.append(params)
+        return {"applied": True}
+
+    _session, server = await start(apply_edits=True, on_apply_edit=handler)
+    [initialize] = server.messages("initialize")
+    assert (
+        initialize["params"]["capabilities"]["workspace"]["workspaceEdit"]["failureHandling"]
+        == "abort"
+    )
+    reply = await server.request("workspace/applyEdit", {"edit": {"changes": {}}})
+    assert reply["result"] == {"applied": True}
+    assert len(seen) == 1

@@ -59,12 +59,14 @@ def build_client_capabilities(
     position_encodings: Sequence[str] = POSITION_ENCODINGS,
     snippet_support: bool = False,
     apply_edit: bool = False,
+    transactional_edits: bool = False,
     pull_diagnostics: bool = False,
     overrides: Mapping[str, Any] | None = None,
 ) -> JSONObject:
     """The ``capabilities`` of ``InitializeParams`` for a session with these options.
 
-    ``apply_edit`` is whether the application handles ``workspace/applyEdit``;
+    ``apply_edit`` is whether ``workspace/applyEdit`` is answered, ``transactional_edits``
+    whether by the session itself (all or nothing, change annotations confirmed or refused);
     ``pull_diagnostics`` whether the session pulls diagnostics (``textDocument/diagnostic``).
     ``overrides`` is merged last, so an application can add or change anything.
     """
@@ -168,13 +170,16 @@ def build_client_capabilities(
     if pull_diagnostics:
         text_document["diagnostic"] = _dynamic(relatedDocumentSupport=True)
 
+    workspace_edit: JSONObject = {
+        "documentChanges": True,
+        "resourceOperations": ["create", "rename", "delete"],
+        "failureHandling": "transactional" if transactional_edits else "abort",
+    }
+    if transactional_edits:
+        workspace_edit["changeAnnotationSupport"] = {"groupsOnLabel": False}
     workspace: JSONObject = {
         "applyEdit": apply_edit,
-        "workspaceEdit": {
-            "documentChanges": True,
-            "resourceOperations": ["create", "rename", "delete"],
-            "failureHandling": "abort",
-        },
+        "workspaceEdit": workspace_edit,
         "workspaceFolders": True,
         "configuration": True,
         "didChangeConfiguration": _dynamic(),

@@ -43,6 +43,8 @@ class HandshakeOptions(Protocol):
     @property
     def on_apply_edit(self) -> object: ...
     @property
+    def apply_edits(self) -> bool: ...
+    @property
     def pull_diagnostics(self) -> bool: ...
     @property
     def capabilities(self) -> Mapping[str, Any] | None: ...
@@ -67,7 +69,8 @@ def initialize_params(
         "capabilities": build_client_capabilities(
             position_encodings=options.position_encodings,
             snippet_support=options.snippet_support,
-            apply_edit=options.on_apply_edit is not None,
+            apply_edit=options.on_apply_edit is not None or options.apply_edits,
+            transactional_edits=options.on_apply_edit is None and options.apply_edits,
             pull_diagnostics=options.pull_diagnostics,
             overrides=options.capabilities,
         ),

@@ -36,7 +36,9 @@ REFRESH_REQUESTS: Mapping[str, tuple[str, ...]] = {
     "workspace/foldingRange/refresh": ("textDocument/foldingRange",),
 }
 
-APPLY_EDIT_REFUSED = "this client applies no workspace edits (no on_apply_edit was given)"
+APPLY_EDIT_REFUSED = (
+    "this client applies no workspace edits (neither on_apply_edit nor apply_edits=True was given)"
+)
 
 
 class HandlerOptions(Protocol):
@@ -45,6 +47,7 @@ class HandlerOptions(Protocol):
     configuration: Mapping[str, Any] | None
     on_configuration: Callable[[JSONObject], Any] | None
     on_apply_edit: Callable[[JSONObject], Any] | None
+    apply_edits: bool
     on_show_message: Callable[[JSONObject], Any] | None
 
 
@@ -68,6 +71,8 @@ class BuiltinContext:
     workspace_folders: list[JSONObject] | None
     capabilities_changed: Callable[[list[str]], None]
     refresh_requested: Callable[[tuple[str, ...]], None]
+    apply_workspace_edit: Callable[[JSONObject], Any] | None = None
+    """The session's own ``apply_edit`` answer, used with the ``apply_edits`` option."""
 
 
 BuiltinHandler = Callable[[BuiltinContext, Any], Any]
@@ -116,6 +121,8 @@ def _workspace_folders(context: BuiltinContext, params: Any) -> Any:
 
 def _apply_edit(context: BuiltinContext, params: Any) -> Any:
     callback = context.options.on_apply_edit
+    if callback is None and context.options.apply_edits:
+        callback = context.apply_workspace_edit
     if callback is None:
         return {"applied": False, "failureReason": APPLY_EDIT_REFUSED}
     return callback(_object_params(params, "workspace/applyEdit"))
