@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from adecore_lsp import LspSession, TextDocument, spawn_server
+from adecore_lsp import LspSession, TextDocument, path_to_uri, spawn_server, uri_to_path
 
 SAMPLE = Path(__file__).resolve().parent / "sample_project"
 WAIT = 15.0
@@ -36,7 +36,7 @@ def describe(document: TextDocument, diagnostic: dict[str, Any], root: Path) -> 
     offset = document.offset_at(diagnostic["range"]["start"])
     line = document.text.count("\n", 0, offset)
     column = offset - (document.text.rfind("\n", 0, offset) + 1)
-    path = Path(document.uri.removeprefix("file://")).relative_to(root)
+    path = uri_to_path(document.uri).relative_to(root)
     code = diagnostic.get("code", "")
     message = diagnostic["message"].strip().splitlines()[0]
     return f"{path}:{line + 1}:{column + 1}: {code} {message}".replace("  ", " ")
@@ -51,10 +51,10 @@ async def check(root: Path, files: list[Path], command: list[str]) -> int:
             waiting.set_result(report)
 
     count = 0
-    texts = {path.as_uri(): path.read_text() for path in files}
+    texts = {path_to_uri(path): path.read_text(encoding="utf-8") for path in files}
     async with (
         await spawn_server(command, cwd=root) as server,
-        LspSession(server.transport, root_uri=root.as_uri()) as session,
+        LspSession(server.transport, root_uri=path_to_uri(root)) as session,
     ):
         info = session.server_info or {}
         print(f"{info.get('name', command[0])} {info.get('version', '')}".rstrip())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,16 @@ def test_check_project_prints_the_sample_projects_diagnostics() -> None:
         "3 diagnostics in 1 files",
     ]
     assert output.startswith("ruff ")
+
+
+def test_check_project_in_a_folder_whose_name_needs_escaping(tmp_path: Path) -> None:
+    """A project path with a space, + and brackets: the URIs are made and read properly."""
+    find_server("ruff")
+    project = tmp_path / "my proj+[x]"
+    shutil.copytree(EXAMPLES / "sample_project", project)
+    output = run(str(EXAMPLES / "check_project.py"), str(project))
+    assert "app.py:8:12: F821 Undefined name `mesage`" in output
+    assert output.splitlines()[-1] == "3 diagnostics in 1 files"
 
 
 def test_check_project_with_another_server() -> None:

@@ -115,6 +115,12 @@ async def test_rename_with_pyrefly_gets_versions_by_path(project: Path) -> None:
             for c in edit["documentChanges"]
         }
         assert versions == {"app.py": 1, "lib.py": 2}
+        # Applied: the open documents change, and with save=True the files too.
+        assert await session.apply_edit(edit) == {"applied": True}
+        assert "welcome" in session.documents[app_uri].text
+        assert (project / "app.py").read_text(encoding="utf-8").count("welcome") == 1
+        assert "def welcome(self" in (project / "lib.py").read_text(encoding="utf-8")
+        assert "greet" not in (project / "lib.py").read_text(encoding="utf-8").split('"""')[-1]
 
 
 async def test_formatting_with_ruff(tmp_path: Path) -> None:
@@ -153,3 +159,57 @@ async def test_ruff_formatting_applied_to_disk(tmp_path: Path) -> None:
         assert session.documents[uri].text == messy.read_bytes().decode()
     assert messy.read_bytes().decode() == 'x = {"a": 1}\r\nprint(x, "😀")\r\n'
     assert other.read_bytes() == b"y  =  2\n"
+
+
+C_SOURCE = """// é😀 before the code, so that columns in utf-8 and characters differ
+#include <stdio.h>
+
+static int square(int value) { return value * value; }
+
+static int twice(int value) { return square(value) + square(value); }
+
+int main(void) {
+    int result = twice(3);
+    printf("%d\\n", result);
+    return 0;
+}
+"""
+
+
+async def test_clangd_completion_tokens_hierarchy_and_ranges(tmp_path: Path) -> None:
+    """clangd (utf-8): completion, semantic tokens, call hierarchy, folding, inlay hints."""
+    source = tmp_path / "main.c"
+    source.write_text(C_SOURCE, encoding="utf-8")
+    (tmp_path / "compile_flags.txt").write_text("-std=c11\n", encoding="utf-8")
+    uri = path_to_uri(source)
+    async with (
+        await spawn_server([find_server("clangd")], cwd=tmp_path) as server,
+        LspSession(server.transport, root_uri=path_to_uri(tmp_path)) as session,
+    ):
+        document = session.open_document(uri, "c", C_SOURCE)
+        completion = await session.completion(uri, C_SOURCE.index("twice(3)") + 2)
+        assert completion["isIncomplete"] in (True, False)
+        labels = {item["label"].strip() for item in completion["items"]}
+        assert any(label.startswith("twice") for label in labels)
+
+        tokens = await session.semantic_tokens(uri)
+        functions = {
+            document.text[document.offset_at({"line": t.line, "character": t.character}) :][
+                : len("square")
+            ]
+            for t in tokens
+            if t.type == "function"
+        }
+        assert "square" in functions
+        assert all(isinstance(t.modifiers, frozenset) for t in tokens)
+
+        [item] = await session.prepare_call_hierarchy(uri, C_SOURCE.index("square(int"))
+        assert item["name"] == "square"
+        callers = await session.incoming_calls(item)
+        assert [call["from"]["name"] for call in callers] == ["twice"]
+        assert len(callers[0]["fromRanges"]) == 2
+
+        folds = await session.folding_ranges(uri)
+        assert any(fold["startLine"] == 7 for fold in folds)  # main's body
+        hints = await session.inlay_hints(uri, (0, len(C_SOURCE)))
+        assert any("value" in str(hint["label"]) for hint in hints)  # the parameter names
