@@ -20,13 +20,13 @@ The output depends only on the metaModel's content, so re-running it is a no-op.
 
 from __future__ import annotations
 
-import argparse
-import hashlib
 import json
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
+
+import metamodel_generator
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_META_MODEL = REPO_ROOT / "spec/lsp/3.17/metaModel.json"
@@ -436,27 +436,19 @@ def _literal(value: object) -> str:
 
 def render_file(meta_model_path: Path) -> str:
     """The text of ``_methods.py`` generated from the metaModel file at this path."""
-    raw = meta_model_path.read_bytes()
-    return render(json.loads(raw), hashlib.sha256(raw).hexdigest())
+    return metamodel_generator.render_file(render, meta_model_path)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Write (or with ``--check``, compare) the generated table; return the exit status."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--meta-model", type=Path, default=DEFAULT_META_MODEL)
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
-    parser.add_argument("--check", action="store_true", help="fail if the output is stale")
-    args = parser.parse_args(argv)
-    text = render_file(args.meta_model)
-    output: Path = args.output
-    if args.check:
-        current = output.read_text(encoding="utf-8") if output.exists() else ""
-        if current != text:
-            print(f"{output} is out of date; run {Path(__file__).name}", file=sys.stderr)
-            return 1
-        return 0
-    output.write_text(text, encoding="utf-8", newline="\n")
-    return 0
+    return metamodel_generator.run(
+        render,
+        description=__doc__.split("\n", 1)[0] if __doc__ else "",
+        meta_model=DEFAULT_META_MODEL,
+        output=DEFAULT_OUTPUT,
+        script=Path(__file__).name,
+        argv=argv,
+    )
 
 
 if __name__ == "__main__":

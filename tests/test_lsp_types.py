@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import importlib.util
 import json
 import keyword
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,22 +14,15 @@ import pytest
 
 from adecore_lsp import lsp_types
 from tests import typing_lsp_types as usage
+from tests.generators import META_MODEL, load_script
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-# The copy vendored into the repository; the tests fail (never skip) when it is missing.
-META_MODEL = REPO_ROOT / "spec/lsp/3.17/metaModel.json"
 GENERATOR = REPO_ROOT / "scripts/generate_types.py"
 MODULE = Path(lsp_types.__file__)
 
 
 def load_generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("generate_types", GENERATOR)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("generate_types", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("generate_types")
 
 
 @pytest.fixture(scope="module")

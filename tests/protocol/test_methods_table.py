@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -14,23 +12,16 @@ import pytest
 
 from adecore_lsp.protocol import _methods
 from adecore_lsp.protocol._methods import METHODS
+from tests.generators import META_MODEL, load_script
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-# The copy vendored into the repository; the tests fail (never skip) when it is missing.
-META_MODEL = REPO_ROOT / "spec/lsp/3.17/metaModel.json"
 META_MODEL_LICENCE = REPO_ROOT / "spec/lsp/LICENSE-CC-BY-4.0.txt"
 GENERATOR = REPO_ROOT / "scripts/generate_methods.py"
 TABLE = Path(_methods.__file__)
 
 
 def load_generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("generate_methods", GENERATOR)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("generate_methods", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("generate_methods")
 
 
 @pytest.fixture(scope="module")
