@@ -13,7 +13,8 @@ from adecore_lsp.protocol.capabilities import (
     SyncOptions,
     method_spec,
 )
-from adecore_lsp.protocol.selectors import DocumentInfo, GlobError
+from adecore_lsp.protocol.globs import GlobError
+from adecore_lsp.protocol.selectors import DocumentInfo
 
 PY = DocumentInfo("file:///ws/a.py", "python")
 RS = DocumentInfo("file:///ws/b.rs", "rust")

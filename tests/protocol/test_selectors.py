@@ -10,23 +10,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from adecore_lsp.protocol.globs import CompiledGlob, GlobError, compile_glob, glob_matches
+from adecore_lsp.protocol.globs import _Segment as _Segment  # for counting steps
 from adecore_lsp.protocol.selectors import (
-    CompiledGlob,
     DocumentInfo,
-    GlobError,
     as_document,
-    compile_glob,
     file_operation_filter_problems,
     file_operation_filters_match,
     filter_matches,
-    glob_matches,
     pattern_matches,
     pattern_problems,
     selector_matches,
     selector_problems,
     uri_path,
 )
-from adecore_lsp.protocol.selectors import _Segment as _Segment  # for counting steps
 
 TS = DocumentInfo("file:///a/b.ts", "typescript")
 

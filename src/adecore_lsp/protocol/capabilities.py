@@ -44,10 +44,10 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from ._methods import METHODS, MethodSpec
+from .globs import GlobError
 from .selectors import (
     DocumentInfo,
     DocumentLike,
-    GlobError,
     as_document,
     file_operation_filter_problems,
     file_operation_filters_match,
@@ -117,7 +117,7 @@ class CapabilityRegistry:
         """Start empty: nothing but the always-handled methods is supported.
 
         Args:
-            on_error: receives a ``ValueError`` (a :class:`~.selectors.GlobError` for a
+            on_error: receives a ``ValueError`` (a :class:`~.globs.GlobError` for a
                 glob) for each malformed piece of server input; it must not raise.
         """
         self._on_error = on_error
