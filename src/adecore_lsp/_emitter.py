@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from .types import Disposable
 
-__all__ = ["Emitter", "TaskSet", "log_listener_error", "retrieve_outcome"]
+__all__ = ["CLOSE_GRACE", "Emitter", "TaskSet", "log_listener_error", "retrieve_outcome"]
 
 T = TypeVar("T")
 _logger = logging.getLogger("adecore_lsp")
@@ -33,6 +33,10 @@ _STOPPING = (KeyboardInterrupt, SystemExit)
 def log_listener_error(error: BaseException) -> None:
     """The default error handler: log the exception with its traceback."""
     _logger.error("a listener raised", exc_info=error)
+
+
+CLOSE_GRACE = 0.5
+"""Seconds a closing session waits for the tasks it cancelled (listeners, handlers, pulls)."""
 
 
 def retrieve_outcome(task: asyncio.Task[Any]) -> None:

@@ -13,16 +13,13 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ._emitter import Emitter, TaskSet, log_listener_error
+from ._emitter import CLOSE_GRACE, Emitter, TaskSet, log_listener_error
 from .types import Disposable, JSONObject
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
 
 _logger = logging.getLogger("adecore_lsp")
-
-CLOSE_GRACE = 0.5
-"""Seconds :meth:`SessionListeners.wait_closed` waits for cancelled listener tasks to end."""
 
 
 class SessionListeners:

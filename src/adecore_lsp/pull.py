@@ -22,6 +22,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from ._emitter import CLOSE_GRACE
 from .errors import LspError, StaleResultError
 from .features import calls
 from .protocol.documents import TextDocument
@@ -30,13 +31,13 @@ from .protocol.states import SessionState
 from .types import JSONObject
 
 if TYPE_CHECKING:
+    from .listeners import SessionListeners
+    from .protocol.document_sync import DocumentSync
     from .session import LspSession
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
 
-CLOSE_GRACE = 0.5
-"""Seconds :meth:`DiagnosticPulls.wait_closed` waits for cancelled pulls to end."""
 
 Send = Callable[[JSONObject], Awaitable[Any]]
 
@@ -44,11 +45,14 @@ Send = Callable[[JSONObject], Awaitable[Any]]
 class DiagnosticPulls:
     """The diagnostics of one session's open documents: pulled, pushed, and what was heard."""
 
-    def __init__(self, session: LspSession) -> None:
+    def __init__(
+        self, session: LspSession, sync: DocumentSync, listeners: SessionListeners
+    ) -> None:
+        """``sync`` and ``listeners`` are the session's own open documents and listeners."""
         self._session = session
-        self._sync = session._sync
-        self._listeners = session._listeners
-        self._emitter = session._listeners.diagnostics
+        self._sync = sync
+        self._listeners = listeners
+        self._emitter = listeners.diagnostics
         options = session.options
         self._enabled = options.pull_diagnostics
         self._window = max(options.refresh_window, 0.0)

@@ -14,6 +14,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from ._emitter import CLOSE_GRACE
 from .errors import ErrorCodes, LspError, MessageEncodingError
 from .protocol.rpc import Request, error_response, response
 from .protocol.server_requests import BUILTIN_HANDLERS, BuiltinContext, ItemAnswers
@@ -27,9 +28,6 @@ RequestHandler = Callable[[Any, asyncio.Event], Any]
 
 # Requests the session must see itself even when the application handles them too.
 _TRACKED_REQUESTS = frozenset({"client/registerCapability", "client/unregisterCapability"})
-
-CLOSE_GRACE = 0.5
-"""Seconds :meth:`ServerCalls.wait_closed` waits for cancelled handler tasks to end."""
 
 
 class ServerCalls:

@@ -159,7 +159,7 @@ class LspSession(FeatureCalls):
             apply_workspace_edit=partial(answer_apply_edit, self),
         )
         self._calls = ServerCalls(self._builtin_context, self._send, self._report)
-        self._pulls = DiagnosticPulls(self)
+        self._pulls = DiagnosticPulls(self, self._sync, listeners)
         self._subscriptions: list[Disposable] = [
             transport.on_message(self._on_message),
             transport.on_close(self._on_transport_close),

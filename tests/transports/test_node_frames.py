@@ -7,19 +7,15 @@ the stream transport must deliver them and stay open.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import os
 import shutil
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
 from adecore_lsp.transports.process import ServerProcess, spawn_server
-
-GUARD = 20.0
-"""Seconds a test waits for an event before failing instead of hanging."""
+from tests.transports.readers import message_reader
 
 # Writes three frames, then echoes stdin to stdout until stdin ends.
 NODE_SERVER = r"""
@@ -65,15 +61,9 @@ async def test_node_frames_with_a_lone_surrogate_and_1e400_arrive(
 ) -> None:
     """Both odd messages arrive as the standard library reads them; the transport stays open."""
     transport = node_server.transport
-    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     closes: list[BaseException | None] = []
-    transport.on_message(queue.put_nowait)
     transport.on_close(closes.append)
-    # A close shows up in the queue too, so that an assertion below names it at once.
-    transport.on_close(lambda reason: queue.put_nowait({"closed with": repr(reason)}))
-
-    async def next_message() -> dict[str, Any]:
-        return await asyncio.wait_for(queue.get(), GUARD)
+    next_message = message_reader(transport)
 
     assert await next_message() == {
         "jsonrpc": "2.0",

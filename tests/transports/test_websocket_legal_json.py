@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
-from typing import Any
 
 from websockets.asyncio.server import ServerConnection, serve
 
 from adecore_lsp.transports.websocket import connect_websocket
-
-GUARD = 20.0
-"""Seconds a test waits for a message before failing instead of hanging."""
+from tests.transports.readers import message_reader
 
 # What a Node.js server's JSON.stringify writes for a string cut inside an emoji, and a
 # number beyond float range; then a plain message.
@@ -34,13 +30,7 @@ async def test_a_lone_surrogate_and_1e400_arrive_over_a_websocket() -> None:
     async with serve(send_then_echo, "127.0.0.1", 0) as server:
         port = next(iter(server.sockets)).getsockname()[1]
         transport = await connect_websocket(f"ws://127.0.0.1:{port}")
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        transport.on_message(queue.put_nowait)
-        # A close shows up in the queue too, so that an assertion below names it at once.
-        transport.on_close(lambda reason: queue.put_nowait({"closed with": repr(reason)}))
-
-        async def next_message() -> dict[str, Any]:
-            return await asyncio.wait_for(queue.get(), GUARD)
+        next_message = message_reader(transport)
 
         assert await next_message() == {
             "jsonrpc": "2.0",

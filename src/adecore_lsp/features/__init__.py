@@ -10,7 +10,8 @@ open document, and a ``timeout`` keyword like ``request()``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from ..options import DEFAULT
@@ -142,7 +143,9 @@ class FeatureCalls:
         self, uri: str, at: At, new_name: str, *, timeout: Any = DEFAULT
     ) -> JSONObject:
         """Rename the symbol at ``at``: a ``WorkspaceEdit`` always with ``documentChanges``."""
-        return await editing.rename(self._session, uri, at, new_name, timeout)
+        session = self._session
+        version_of = _open_version(session)
+        return await editing.rename(session, uri, at, new_name, version_of, timeout)
 
     async def prepare_rename(
         self, uri: str, at: At, *, timeout: Any = DEFAULT
@@ -239,7 +242,9 @@ class FeatureCalls:
     ) -> list[JSONObject]:
         """The code actions for ``range``: ``CodeAction[]`` (a bare ``Command`` wrapped)."""
         kinds = None if only is None else list(only)
-        return await editing.code_actions(self._session, uri, range, kinds, diagnostics, timeout)
+        session = self._session
+        last = partial(session._pulls.last, uri)
+        return await editing.code_actions(session, uri, range, kinds, diagnostics, last, timeout)
 
     async def resolve_code_action(
         self, action: JSONObject, *, timeout: Any = DEFAULT
@@ -294,3 +299,13 @@ class FeatureCalls:
         """The last report for the current version of the open document ``uri`` (pushed or
         pulled), ``None`` when none has come yet."""
         return self._session._pulls.current(uri)
+
+
+def _open_version(session: LspSession) -> Callable[[str], int | None]:
+    """The version of the open document a server's URI names, matched by path (or ``None``)."""
+
+    def version_of(uri: str) -> int | None:
+        document = session._sync.find(uri)
+        return None if document is None else document.version
+
+    return version_of

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..paths import uri_to_path
@@ -18,7 +19,14 @@ if TYPE_CHECKING:
 __all__: list[str] = []
 
 
-async def rename(session: LspSession, uri: str, at: At, new_name: str, timeout: Any) -> JSONObject:
+async def rename(
+    session: LspSession,
+    uri: str,
+    at: At,
+    new_name: str,
+    version_of: Callable[[str], int | None],
+    timeout: Any,
+) -> JSONObject:
     """``textDocument/rename``: a ``WorkspaceEdit`` always with ``documentChanges``.
 
     The version of each changed document is the open document's, found by path (servers
@@ -27,25 +35,7 @@ async def rename(session: LspSession, uri: str, at: At, new_name: str, timeout: 
     params = at_position(session, uri, at)
     params["newName"] = new_name
     result = await send(session, "textDocument/rename", uri, params, timeout)
-    return normalize.workspace_edit(result, open_version(session))
-
-
-def open_version(session: LspSession) -> Any:
-    """A lookup of the version of an open document by the path its URI names."""
-    by_path: dict[Any, int] = {}
-    for uri, document in session.documents.items():
-        try:
-            by_path[uri_to_path(uri)] = document.version
-        except ValueError:
-            by_path[uri] = document.version
-
-    def version_of(uri: str) -> int | None:
-        try:
-            return by_path.get(uri_to_path(uri))
-        except ValueError:
-            return by_path.get(uri)
-
-    return version_of
+    return normalize.workspace_edit(result, version_of)
 
 
 def formatting_options(tab_size: int, insert_spaces: bool, options: dict[str, Any]) -> JSONObject:
@@ -77,17 +67,18 @@ async def code_actions(
     range_: Span,
     only: list[str] | None,
     diagnostics: list[JSONObject] | None,
+    last_reported: Callable[[], Any],
     timeout: Any,
 ) -> list[JSONObject]:
     """``textDocument/codeAction``: ``CodeAction[]``, a bare ``Command`` wrapped in one.
 
     ``diagnostics`` defaults to the document's last reported diagnostics (whatever their
-    version) that overlap the range.
+    version, from ``last_reported()``) that overlap the range.
     """
     method = "textDocument/codeAction"
     lsp_range = span(session, uri, range_)
     if diagnostics is None:
-        diagnostics = overlapping(session._pulls.last(uri), lsp_range)
+        diagnostics = overlapping(last_reported(), lsp_range)
     context: JSONObject = {"diagnostics": diagnostics}
     if only is not None:
         context["only"] = list(only)
