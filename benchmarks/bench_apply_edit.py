@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from adecore_lsp import LspSession, create_memory_transport_pair
+from adecore_lsp import LspSession, create_memory_transport_pair, lsp_types
 from adecore_lsp.paths import path_to_uri
 
 FILES = 100
@@ -35,8 +35,8 @@ def source(number: int) -> str:
     return "".join(f"value_{number}_{line} = compute({line}, 'x')\n" for line in range(LINES))
 
 
-def file_edits(number: int) -> list[dict[str, Any]]:
-    result = []
+def file_edits(number: int) -> list[lsp_types.TextEdit]:
+    result: list[lsp_types.TextEdit] = []
     for k in range(EDITS_PER_FILE):
         line = k * (LINES // EDITS_PER_FILE)
         column = len(f"value_{number}_{line} = ")
@@ -100,7 +100,7 @@ async def measure(runs: int) -> tuple[float, float, float]:
             folder = Path(name)
             paths = setup(folder)
             session = await ready_session(folder)
-            edit = {
+            edit: lsp_types.WorkspaceEdit = {
                 "changes": {
                     path_to_uri(path): file_edits(number) for number, path in enumerate(paths)
                 }

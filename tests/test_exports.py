@@ -69,7 +69,7 @@ ALSO_PUBLIC = {
 
 # Modules reached as a namespace: adecore_lsp.__all__ lists the module, not its names (the
 # generated LSP types are hundreds of names, used as ``lsp_types.Hover``).
-NAMESPACE_MODULES = {"adecore_lsp.lsp_types"}
+NAMESPACE_MODULES = {"adecore_lsp.lsp_types", "adecore_lsp.results"}
 
 DOCUMENTS = [
     REPO_ROOT / "README.md",
@@ -212,6 +212,8 @@ def test_lsp_types_is_imported_only_when_asked_for() -> None:
         "assert adecore_lsp.lsp_types.Hover.__required_keys__ == {'contents'}\n"
         "from adecore_lsp import lsp_types\n"
         "assert lsp_types is adecore_lsp.lsp_types\n"
+        "assert 'adecore_lsp.results' not in sys.modules\n"
+        "assert adecore_lsp.results.MarkupHover.__required_keys__ == {'contents'}\n"
         "try:\n"
         "    adecore_lsp.no_such_name\n"
         "except AttributeError as error:\n"

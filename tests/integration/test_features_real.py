@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 
-from adecore_lsp import LspSession, path_to_uri, spawn_server, uri_to_path
+from adecore_lsp import LspSession, lsp_types, path_to_uri, spawn_server, uri_to_path
+from adecore_lsp.results import DocumentChangesEdit
 from tests.integration.conftest import find_server
 
 pytestmark = pytest.mark.real_server
@@ -32,6 +34,14 @@ APP = """from lib import Greeter, make
 label = "é😀"; g: Greeter = make()
 print(g.greet("x"))
 """
+
+
+def text_document_edits(edit: DocumentChangesEdit) -> list[lsp_types.TextDocumentEdit]:
+    """The ``TextDocumentEdit``s of a rename, checking that it has nothing else."""
+    changes = edit["documentChanges"]
+    text_edits = [cast(lsp_types.TextDocumentEdit, c) for c in changes if "textDocument" in c]
+    assert len(text_edits) == len(changes), changes
+    return text_edits
 
 
 @pytest.fixture
@@ -88,7 +98,9 @@ async def test_rename_across_two_files_with_basedpyright(
     session.open_document(lib_uri, "python", LIB)
     edit = await session.rename(app_uri, app.text.index("greet("), "welcome")
     assert set(edit) >= {"documentChanges"}
-    changed = {uri_to_path(c["textDocument"]["uri"]).name: c for c in edit["documentChanges"]}
+    text_edits = text_document_edits(edit)
+    assert len(text_edits) == len(edit["documentChanges"])
+    changed = {uri_to_path(c["textDocument"]["uri"]).name: c for c in text_edits}
     assert set(changed) == {"app.py", "lib.py"}
     for change in changed.values():
         assert all(e["newText"] == "welcome" for e in change["edits"])
@@ -112,7 +124,7 @@ async def test_rename_with_pyrefly_gets_versions_by_path(project: Path) -> None:
         edit = await session.rename(app_uri, app.text.index("greet("), "welcome")
         versions = {
             uri_to_path(c["textDocument"]["uri"]).name: c["textDocument"]["version"]
-            for c in edit["documentChanges"]
+            for c in text_document_edits(edit)
         }
         assert versions == {"app.py": 1, "lib.py": 2}
         # Applied: the open documents change, and with save=True the files too.

@@ -21,6 +21,8 @@ from . import apply, calls, completion, editing, hierarchy, navigation, ranges, 
 from .calls import At, Span
 
 if TYPE_CHECKING:
+    from .. import lsp_types as t
+    from ..results import DocumentChangesEdit, MarkupHover, PreparedRename
     from ..session import LspSession
 
 # Internal to the library: LspSession is the public face of these calls.
@@ -54,75 +56,103 @@ class FeatureCalls:
 
     async def apply_edit(
         self,
-        edit: JSONObject,
+        edit: t.WorkspaceEdit | DocumentChangesEdit,
         *,
         save: bool = True,
         allow_outside_workspace: bool = False,
         confirm: apply.Confirm | None = None,
-    ) -> JSONObject:
+    ) -> t.ApplyWorkspaceEditResult:
         """Apply a ``WorkspaceEdit``, all or nothing: an ``ApplyWorkspaceEditResult``."""
-        return await apply.apply_edit(
-            self._session,
-            edit,
-            save=save,
-            allow_outside_workspace=allow_outside_workspace,
-            confirm=confirm,
+        return cast(
+            "t.ApplyWorkspaceEditResult",
+            await apply.apply_edit(
+                self._session,
+                edit,
+                save=save,
+                allow_outside_workspace=allow_outside_workspace,
+                confirm=confirm,
+            ),
         )
 
     async def apply_text_edits(
-        self, uri: str, edits: Sequence[JSONObject], *, save: bool = True
-    ) -> JSONObject:
+        self, uri: str, edits: Sequence[t.TextEdit], *, save: bool = True
+    ) -> t.ApplyWorkspaceEditResult:
         """Apply a ``TextEdit[]`` to ``uri``, each edit against the text before any of them."""
-        return await apply.apply_text_edits(self._session, uri, edits, save=save)
+        return cast(
+            "t.ApplyWorkspaceEditResult",
+            await apply.apply_text_edits(self._session, uri, edits, save=save),
+        )
 
     # -- at a position ---------------------------------------------------------------------
 
-    async def hover(self, uri: str, at: At, *, timeout: Any = DEFAULT) -> JSONObject | None:
+    async def hover(self, uri: str, at: At, *, timeout: Any = DEFAULT) -> MarkupHover | None:
         """The hover at ``at``: ``contents`` always ``MarkupContent``; ``None`` for nothing."""
-        return await navigation.hover(self._session, uri, at, timeout)
+        return cast("MarkupHover | None", await navigation.hover(self._session, uri, at, timeout))
 
-    async def definition(self, uri: str, at: At, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def definition(self, uri: str, at: At, *, timeout: Any = DEFAULT) -> list[t.Location]:
         """Where the symbol at ``at`` is defined: ``Location[]``."""
         method = "textDocument/definition"
-        return await navigation.locations(self._session, method, uri, at, timeout)
+        return cast(
+            "list[t.Location]", await navigation.locations(self._session, method, uri, at, timeout)
+        )
 
-    async def declaration(self, uri: str, at: At, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def declaration(self, uri: str, at: At, *, timeout: Any = DEFAULT) -> list[t.Location]:
         """Where the symbol at ``at`` is declared: ``Location[]``."""
         method = "textDocument/declaration"
-        return await navigation.locations(self._session, method, uri, at, timeout)
+        return cast(
+            "list[t.Location]", await navigation.locations(self._session, method, uri, at, timeout)
+        )
 
     async def type_definition(
         self, uri: str, at: At, *, timeout: Any = DEFAULT
-    ) -> list[JSONObject]:
+    ) -> list[t.Location]:
         """Where the type of the symbol at ``at`` is defined: ``Location[]``."""
         method = "textDocument/typeDefinition"
-        return await navigation.locations(self._session, method, uri, at, timeout)
+        return cast(
+            "list[t.Location]", await navigation.locations(self._session, method, uri, at, timeout)
+        )
 
-    async def implementation(self, uri: str, at: At, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def implementation(self, uri: str, at: At, *, timeout: Any = DEFAULT) -> list[t.Location]:
         """The implementations of the symbol at ``at``: ``Location[]``."""
         method = "textDocument/implementation"
-        return await navigation.locations(self._session, method, uri, at, timeout)
+        return cast(
+            "list[t.Location]", await navigation.locations(self._session, method, uri, at, timeout)
+        )
 
     async def references(
         self, uri: str, at: At, *, include_declaration: bool = True, timeout: Any = DEFAULT
-    ) -> list[JSONObject]:
+    ) -> list[t.Location]:
         """Every use of the symbol at ``at``: ``Location[]``."""
         context = {"includeDeclaration": include_declaration}
-        return await navigation.locations(
-            self._session, "textDocument/references", uri, at, timeout, context=context
+        return cast(
+            "list[t.Location]",
+            await navigation.locations(
+                self._session, "textDocument/references", uri, at, timeout, context=context
+            ),
         )
 
     async def document_highlights(
         self, uri: str, at: At, *, timeout: Any = DEFAULT
-    ) -> list[JSONObject]:
+    ) -> list[t.DocumentHighlight]:
         """The places in the document that the symbol at ``at`` is read or written."""
-        return await navigation.document_highlights(self._session, uri, at, timeout)
+        return cast(
+            "list[t.DocumentHighlight]",
+            await navigation.document_highlights(self._session, uri, at, timeout),
+        )
 
     async def signature_help(
-        self, uri: str, at: At, *, context: JSONObject | None = None, timeout: Any = DEFAULT
-    ) -> JSONObject | None:
+        self,
+        uri: str,
+        at: At,
+        *,
+        context: t.SignatureHelpContext | None = None,
+        timeout: Any = DEFAULT,
+    ) -> t.SignatureHelp | None:
         """The signatures of the call at ``at``, or ``None``."""
-        return await navigation.signature_help(self._session, uri, at, context, timeout)
+        return cast(
+            "t.SignatureHelp | None",
+            await navigation.signature_help(self._session, uri, at, context, timeout),
+        )
 
     async def completion(
         self,
@@ -131,75 +161,123 @@ class FeatureCalls:
         *,
         trigger_character: str | None = None,
         timeout: Any = DEFAULT,
-    ) -> JSONObject:
+    ) -> t.CompletionList:
         """The completions at ``at``: always a ``CompletionList``, its defaults in the items."""
-        return await completion.completion(self._session, uri, at, trigger_character, timeout)
+        return cast(
+            "t.CompletionList",
+            await completion.completion(self._session, uri, at, trigger_character, timeout),
+        )
 
-    async def resolve_completion(self, item: JSONObject, *, timeout: Any = DEFAULT) -> JSONObject:
+    async def resolve_completion(
+        self, item: t.CompletionItem, *, timeout: Any = DEFAULT
+    ) -> t.CompletionItem:
         """Fill in a completion item's details (``completionItem/resolve``)."""
-        return await completion.resolve_completion(self._session, item, timeout)
+        return cast(
+            "t.CompletionItem", await completion.resolve_completion(self._session, item, timeout)
+        )
 
     async def rename(
         self, uri: str, at: At, new_name: str, *, timeout: Any = DEFAULT
-    ) -> JSONObject:
+    ) -> DocumentChangesEdit:
         """Rename the symbol at ``at``: a ``WorkspaceEdit`` always with ``documentChanges``."""
         session = self._session
         version_of = _open_version(session)
-        return await editing.rename(session, uri, at, new_name, version_of, timeout)
+        return cast(
+            "DocumentChangesEdit",
+            await editing.rename(session, uri, at, new_name, version_of, timeout),
+        )
 
     async def prepare_rename(
         self, uri: str, at: At, *, timeout: Any = DEFAULT
-    ) -> JSONObject | None:
+    ) -> PreparedRename | None:
         """What a rename at ``at`` would change: ``{"range", "placeholder"}``, or ``None``."""
-        return await editing.prepare_rename(self._session, uri, at, timeout)
+        return cast(
+            "PreparedRename | None", await editing.prepare_rename(self._session, uri, at, timeout)
+        )
 
     async def prepare_call_hierarchy(
         self, uri: str, at: At, *, timeout: Any = DEFAULT
-    ) -> list[JSONObject]:
+    ) -> list[t.CallHierarchyItem]:
         """The call-hierarchy items at ``at``."""
         method = "textDocument/prepareCallHierarchy"
-        return await hierarchy.prepare(self._session, method, uri, at, timeout)
+        return cast(
+            "list[t.CallHierarchyItem]",
+            await hierarchy.prepare(self._session, method, uri, at, timeout),
+        )
 
-    async def incoming_calls(self, item: JSONObject, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def incoming_calls(
+        self, item: t.CallHierarchyItem, *, timeout: Any = DEFAULT
+    ) -> list[t.CallHierarchyIncomingCall]:
         """The calls of ``item`` (``callHierarchy/incomingCalls``)."""
         method = "callHierarchy/incomingCalls"
-        return await hierarchy.walk(self._session, method, item, timeout)
+        return cast(
+            "list[t.CallHierarchyIncomingCall]",
+            await hierarchy.walk(self._session, method, item, timeout),
+        )
 
-    async def outgoing_calls(self, item: JSONObject, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def outgoing_calls(
+        self, item: t.CallHierarchyItem, *, timeout: Any = DEFAULT
+    ) -> list[t.CallHierarchyOutgoingCall]:
         """What ``item`` calls (``callHierarchy/outgoingCalls``)."""
         method = "callHierarchy/outgoingCalls"
-        return await hierarchy.walk(self._session, method, item, timeout)
+        return cast(
+            "list[t.CallHierarchyOutgoingCall]",
+            await hierarchy.walk(self._session, method, item, timeout),
+        )
 
     async def prepare_type_hierarchy(
         self, uri: str, at: At, *, timeout: Any = DEFAULT
-    ) -> list[JSONObject]:
+    ) -> list[t.TypeHierarchyItem]:
         """The type-hierarchy items at ``at``."""
         method = "textDocument/prepareTypeHierarchy"
-        return await hierarchy.prepare(self._session, method, uri, at, timeout)
+        return cast(
+            "list[t.TypeHierarchyItem]",
+            await hierarchy.prepare(self._session, method, uri, at, timeout),
+        )
 
-    async def supertypes(self, item: JSONObject, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def supertypes(
+        self, item: t.TypeHierarchyItem, *, timeout: Any = DEFAULT
+    ) -> list[t.TypeHierarchyItem]:
         """The supertypes of ``item`` (``typeHierarchy/supertypes``)."""
-        return await hierarchy.walk(self._session, "typeHierarchy/supertypes", item, timeout)
+        return cast(
+            "list[t.TypeHierarchyItem]",
+            await hierarchy.walk(self._session, "typeHierarchy/supertypes", item, timeout),
+        )
 
-    async def subtypes(self, item: JSONObject, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def subtypes(
+        self, item: t.TypeHierarchyItem, *, timeout: Any = DEFAULT
+    ) -> list[t.TypeHierarchyItem]:
         """The subtypes of ``item`` (``typeHierarchy/subtypes``)."""
-        return await hierarchy.walk(self._session, "typeHierarchy/subtypes", item, timeout)
+        return cast(
+            "list[t.TypeHierarchyItem]",
+            await hierarchy.walk(self._session, "typeHierarchy/subtypes", item, timeout),
+        )
 
     # -- whole documents and ranges --------------------------------------------------------
 
-    async def document_symbols(self, uri: str, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def document_symbols(self, uri: str, *, timeout: Any = DEFAULT) -> list[t.DocumentSymbol]:
         """The symbols of the document: always the ``DocumentSymbol`` tree."""
-        return await symbols.document_symbols(self._session, uri, timeout)
+        return cast(
+            "list[t.DocumentSymbol]", await symbols.document_symbols(self._session, uri, timeout)
+        )
 
-    async def workspace_symbols(self, query: str, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def workspace_symbols(
+        self, query: str, *, timeout: Any = DEFAULT
+    ) -> list[t.WorkspaceSymbol]:
         """The symbols of the workspace that match ``query``: ``WorkspaceSymbol[]``."""
-        return await symbols.workspace_symbols(self._session, query, timeout)
+        return cast(
+            "list[t.WorkspaceSymbol]",
+            await symbols.workspace_symbols(self._session, query, timeout),
+        )
 
     async def resolve_workspace_symbol(
-        self, symbol: JSONObject, *, timeout: Any = DEFAULT
-    ) -> JSONObject:
+        self, symbol: t.WorkspaceSymbol, *, timeout: Any = DEFAULT
+    ) -> t.WorkspaceSymbol:
         """Fill in a workspace symbol's location (``workspaceSymbol/resolve``)."""
-        return await symbols.resolve_workspace_symbol(self._session, symbol, timeout)
+        return cast(
+            "t.WorkspaceSymbol",
+            await symbols.resolve_workspace_symbol(self._session, symbol, timeout),
+        )
 
     async def formatting(
         self,
@@ -209,13 +287,15 @@ class FeatureCalls:
         insert_spaces: bool = True,
         timeout: Any = DEFAULT,
         **options: Any,
-    ) -> list[JSONObject]:
+    ) -> list[t.TextEdit]:
         """The edits that format the document: ``TextEdit[]``, each against the text before.
 
         Extra ``FormattingOptions`` go in LSP's camelCase (``trimTrailingWhitespace=True``).
         """
         lsp_options = editing.formatting_options(tab_size, insert_spaces, options)
-        return await editing.formatting(self._session, uri, lsp_options, timeout)
+        return cast(
+            "list[t.TextEdit]", await editing.formatting(self._session, uri, lsp_options, timeout)
+        )
 
     async def range_formatting(
         self,
@@ -226,10 +306,13 @@ class FeatureCalls:
         insert_spaces: bool = True,
         timeout: Any = DEFAULT,
         **options: Any,
-    ) -> list[JSONObject]:
+    ) -> list[t.TextEdit]:
         """The edits that format ``range``: ``TextEdit[]``."""
         lsp_options = editing.formatting_options(tab_size, insert_spaces, options)
-        return await editing.range_formatting(self._session, uri, range, lsp_options, timeout)
+        return cast(
+            "list[t.TextEdit]",
+            await editing.range_formatting(self._session, uri, range, lsp_options, timeout),
+        )
 
     async def code_actions(
         self,
@@ -237,20 +320,25 @@ class FeatureCalls:
         range: Span,
         *,
         only: Sequence[str] | None = None,
-        diagnostics: list[JSONObject] | None = None,
+        diagnostics: Sequence[t.Diagnostic] | None = None,
         timeout: Any = DEFAULT,
-    ) -> list[JSONObject]:
+    ) -> list[t.CodeAction]:
         """The code actions for ``range``: ``CodeAction[]`` (a bare ``Command`` wrapped)."""
         kinds = None if only is None else list(only)
         session = self._session
         last = partial(session._pulls.last, uri)
-        return await editing.code_actions(session, uri, range, kinds, diagnostics, last, timeout)
+        return cast(
+            "list[t.CodeAction]",
+            await editing.code_actions(session, uri, range, kinds, diagnostics, last, timeout),
+        )
 
     async def resolve_code_action(
-        self, action: JSONObject, *, timeout: Any = DEFAULT
-    ) -> JSONObject:
+        self, action: t.CodeAction, *, timeout: Any = DEFAULT
+    ) -> t.CodeAction:
         """Fill in a code action's edit (``codeAction/resolve``)."""
-        return await editing.resolve_code_action(self._session, action, timeout)
+        return cast(
+            "t.CodeAction", await editing.resolve_code_action(self._session, action, timeout)
+        )
 
     async def semantic_tokens(
         self, uri: str, range: Span | None = None, *, timeout: Any = DEFAULT
@@ -260,45 +348,58 @@ class FeatureCalls:
 
     async def inlay_hints(
         self, uri: str, range: Span, *, timeout: Any = DEFAULT
-    ) -> list[JSONObject]:
+    ) -> list[t.InlayHint]:
         """The inlay hints of ``range``: ``InlayHint[]``."""
-        return await ranges.inlay_hints(self._session, uri, range, timeout)
+        return cast(
+            "list[t.InlayHint]", await ranges.inlay_hints(self._session, uri, range, timeout)
+        )
 
-    async def folding_ranges(self, uri: str, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def folding_ranges(self, uri: str, *, timeout: Any = DEFAULT) -> list[t.FoldingRange]:
         """The folding ranges of the document: ``FoldingRange[]``."""
         method = "textDocument/foldingRange"
-        return await ranges.document_list(self._session, method, uri, timeout)
+        return cast(
+            "list[t.FoldingRange]", await ranges.document_list(self._session, method, uri, timeout)
+        )
 
     async def selection_ranges(
         self, uri: str, positions: Sequence[At], *, timeout: Any = DEFAULT
-    ) -> list[JSONObject]:
+    ) -> list[t.SelectionRange]:
         """One ``SelectionRange`` chain per position."""
-        return await ranges.selection_ranges(self._session, uri, positions, timeout)
+        return cast(
+            "list[t.SelectionRange]",
+            await ranges.selection_ranges(self._session, uri, positions, timeout),
+        )
 
-    async def document_links(self, uri: str, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def document_links(self, uri: str, *, timeout: Any = DEFAULT) -> list[t.DocumentLink]:
         """The links in the document: ``DocumentLink[]``."""
         method = "textDocument/documentLink"
-        return await ranges.document_list(self._session, method, uri, timeout)
+        return cast(
+            "list[t.DocumentLink]", await ranges.document_list(self._session, method, uri, timeout)
+        )
 
-    async def code_lenses(self, uri: str, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def code_lenses(self, uri: str, *, timeout: Any = DEFAULT) -> list[t.CodeLens]:
         """The code lenses of the document: ``CodeLens[]``."""
         method = "textDocument/codeLens"
-        return await ranges.document_list(self._session, method, uri, timeout)
+        return cast(
+            "list[t.CodeLens]", await ranges.document_list(self._session, method, uri, timeout)
+        )
 
     # -- diagnostics -----------------------------------------------------------------------
 
-    async def document_diagnostics(self, uri: str, *, timeout: Any = DEFAULT) -> list[JSONObject]:
+    async def document_diagnostics(self, uri: str, *, timeout: Any = DEFAULT) -> list[t.Diagnostic]:
         """Pull the document's diagnostics (``textDocument/diagnostic``): ``Diagnostic[]``.
 
         Shares the session's result ids (an ``unchanged`` report answers with the items of the
         last full one) and reports what is news through ``on_diagnostics`` too.
         """
-        return await self._session._pulls.document_diagnostics(uri, timeout)
+        return cast(
+            "list[t.Diagnostic]", await self._session._pulls.document_diagnostics(uri, timeout)
+        )
 
-    def diagnostics(self, uri: str) -> list[JSONObject] | None:
+    def diagnostics(self, uri: str) -> list[t.Diagnostic] | None:
         """The last report for the current version of the open document ``uri`` (pushed or
         pulled), ``None`` when none has come yet."""
-        return self._session._pulls.current(uri)
+        return cast("list[t.Diagnostic] | None", self._session._pulls.current(uri))
 
 
 def _open_version(session: LspSession) -> Callable[[str], int | None]:

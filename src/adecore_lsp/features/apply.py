@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
 
-Confirm = Callable[[JSONObject], "bool | Awaitable[bool]"]
+Confirm = Callable[[JSONObject], bool | Awaitable[bool]]
 """Asked about each ``ChangeAnnotation`` that ``needsConfirmation``; plain or async."""
 
 

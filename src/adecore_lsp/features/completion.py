@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.completion import completion as completion_list
@@ -28,6 +29,8 @@ async def completion(
     return completion_list(result)
 
 
-async def resolve_completion(session: LspSession, item: JSONObject, timeout: Any) -> JSONObject:
+async def resolve_completion(
+    session: LspSession, item: Mapping[str, Any], timeout: Any
+) -> JSONObject:
     """``completionItem/resolve``: the item with its details filled in."""
     return await send(session, "completionItem/resolve", None, item, timeout)  # type: ignore[no-any-return]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..paths import uri_to_path
@@ -66,7 +66,7 @@ async def code_actions(
     uri: str,
     range_: Span,
     only: list[str] | None,
-    diagnostics: list[JSONObject] | None,
+    diagnostics: Sequence[Mapping[str, Any]] | None,
     last_reported: Callable[[], Any],
     timeout: Any,
 ) -> list[JSONObject]:
@@ -86,7 +86,9 @@ async def code_actions(
     return normalize.code_actions(await send(session, method, uri, params, timeout))
 
 
-async def resolve_code_action(session: LspSession, action: JSONObject, timeout: Any) -> JSONObject:
+async def resolve_code_action(
+    session: LspSession, action: Mapping[str, Any], timeout: Any
+) -> JSONObject:
     """``codeAction/resolve``: the action with its edit filled in."""
     return await send(session, "codeAction/resolve", None, action, timeout)  # type: ignore[no-any-return]
 

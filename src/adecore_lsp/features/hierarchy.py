@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import normalize
@@ -24,7 +25,7 @@ async def prepare(
 
 
 async def walk(
-    session: LspSession, method: str, item: JSONObject, timeout: Any
+    session: LspSession, method: str, item: Mapping[str, Any], timeout: Any
 ) -> list[JSONObject]:
     """``callHierarchy/incomingCalls`` and kin: the items one step from ``item``."""
     uri = item.get("uri") if isinstance(item, dict) else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import normalize
@@ -40,7 +41,7 @@ async def document_highlights(
 
 
 async def signature_help(
-    session: LspSession, uri: str, at: At, context: JSONObject | None, timeout: Any
+    session: LspSession, uri: str, at: At, context: Mapping[str, Any] | None, timeout: Any
 ) -> JSONObject | None:
     """``textDocument/signatureHelp``: ``SignatureHelp`` or ``None``."""
     method = "textDocument/signatureHelp"

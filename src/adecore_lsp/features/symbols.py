@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import symbols as shapes
@@ -30,7 +31,7 @@ async def workspace_symbols(session: LspSession, query: str, timeout: Any) -> li
 
 
 async def resolve_workspace_symbol(
-    session: LspSession, symbol: JSONObject, timeout: Any
+    session: LspSession, symbol: Mapping[str, Any], timeout: Any
 ) -> JSONObject:
     """``workspaceSymbol/resolve``: the symbol with its location filled in."""
     return await send(session, "workspaceSymbol/resolve", None, symbol, timeout)  # type: ignore[no-any-return]
