@@ -7,12 +7,18 @@ from __future__ import annotations
 
 from ._version import __version__ as __version__
 from .errors import (
+    AmbiguousTargetError,
+    EditConflictError,
+    EmptyEditError,
     ErrorCodes,
     FramingError,
     LspError,
     MessageEncodingError,
     SendBufferFullError,
+    ServerCrashedError,
+    ServerNotFoundError,
     StaleResultError,
+    TargetNotFoundError,
     TransportClosedError,
     TransportError,
 )
@@ -39,8 +45,9 @@ from .transports.websocket import WebSocketConnection, WebSocketFactory, connect
 from .types import JSON, Disposable, JSONObject, Listener
 
 __all__ = (
-    # the LSP 3.17 types, as a module
+    # the LSP 3.17 types and the narrower shapes of normalised answers, as modules
     "lsp_types",
+    "results",
     # conventions
     "Disposable",
     "JSON",
@@ -89,19 +96,25 @@ __all__ = (
     "MessageEncodingError",
     "SendBufferFullError",
     "StaleResultError",
+    "ServerNotFoundError",
+    "ServerCrashedError",
+    "TargetNotFoundError",
+    "AmbiguousTargetError",
+    "EditConflictError",
+    "EmptyEditError",
     "TransportClosedError",
     "TransportError",
 )
 
 
 def __getattr__(name: str) -> object:
-    """``adecore_lsp.lsp_types``, imported when first asked for.
+    """``adecore_lsp.lsp_types`` and ``adecore_lsp.results``, imported when first asked for.
 
     Building its hundreds of TypedDicts costs tens of milliseconds, which a program that
     only annotates with them (or a command line's start) should not pay.
     """
-    if name == "lsp_types":
+    if name in ("lsp_types", "results"):
         import importlib
 
-        return importlib.import_module(f"{__name__}.lsp_types")
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

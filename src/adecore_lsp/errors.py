@@ -4,7 +4,14 @@ The tree::
 
     LspError(Exception)              a request failed; .code (ErrorCodes or int), .message, .data
     ├── StaleResultError             the document changed before the answer came; .uri
-    └── MessageEncodingError(ValueError)  params or a message that JSON cannot carry
+    ├── MessageEncodingError(ValueError)  params or a message that JSON cannot carry
+    │   the workspace layer's own:
+    ├── ServerNotFoundError          a server that is not installed; .server, .install
+    ├── ServerCrashedError           a server that crashed too often; .server, .stderr
+    ├── TargetNotFoundError          a target that matches nothing; .target
+    ├── AmbiguousTargetError         a target that matches several; .target, .candidates
+    ├── EditConflictError            files changed on disk since the plan; .paths
+    └── EmptyEditError               an edit plan that changes nothing; .target
     TransportError(Exception)        the wire failed
     ├── TransportClosedError         sending on a transport that is closed (by us or by the peer)
     ├── FramingError(ValueError)     bytes that are not a readable message; the stream is closed
@@ -22,12 +29,18 @@ from enum import IntEnum
 from typing import Any
 
 __all__ = [
+    "AmbiguousTargetError",
+    "EditConflictError",
+    "EmptyEditError",
     "ErrorCodes",
     "FramingError",
     "LspError",
     "MessageEncodingError",
     "SendBufferFullError",
+    "ServerCrashedError",
+    "ServerNotFoundError",
     "StaleResultError",
+    "TargetNotFoundError",
     "TransportClosedError",
     "TransportError",
 ]
@@ -125,6 +138,82 @@ class MessageEncodingError(LspError, ValueError):
 
     def __repr__(self) -> str:
         return f"MessageEncodingError({self.message!r})"
+
+
+class ServerNotFoundError(LspError):
+    """A server that is not installed: the message names it and says how to install it.
+
+    Nothing is ever downloaded; ``install`` is the registry's one-line hint.
+    """
+
+    def __init__(self, server: str, install: str = "", detail: str = "") -> None:
+        hint = f"; install it with: {install}" if install else ""
+        found = f" ({detail})" if detail else ""
+        super().__init__(
+            ErrorCodes.InternalError, f"the language server {server} is not installed{found}{hint}"
+        )
+        self.server = server
+        self.install = install
+
+
+class ServerCrashedError(LspError):
+    """A server that crashed more often than the restart budget allows.
+
+    ``stderr`` holds its last lines of standard error, which the message quotes.
+    """
+
+    def __init__(self, server: str, message: str, stderr: str = "") -> None:
+        quoted = f"\nits last stderr lines:\n{stderr}" if stderr else ""
+        super().__init__(ErrorCodes.InternalError, f"{message}{quoted}")
+        self.server = server
+        self.stderr = stderr
+
+
+class TargetNotFoundError(LspError):
+    """A target (a position, a name path or a bare name) that matches nothing."""
+
+    def __init__(self, target: str, message: str) -> None:
+        super().__init__(ErrorCodes.InvalidParams, message)
+        self.target = target
+
+
+class AmbiguousTargetError(LspError):
+    """A target that matches several symbols; nothing is picked silently.
+
+    ``candidates`` holds one ``(kind, name_path, location)`` per match, and the message lists
+    them as targets that pick each one.
+    """
+
+    def __init__(self, target: str, candidates: list[tuple[str, str, Any]]) -> None:
+        listed = "".join(f"\n  {kind} {path} at {where}" for kind, path, where in candidates)
+        super().__init__(
+            ErrorCodes.InvalidParams,
+            f"{target!r} matches {len(candidates)} symbols; name one of them:{listed}",
+        )
+        self.target = target
+        self.candidates = candidates
+
+
+class EditConflictError(LspError):
+    """Files changed on disk since an edit plan was made: nothing was written."""
+
+    def __init__(self, paths: list[str]) -> None:
+        super().__init__(
+            ErrorCodes.ContentModified,
+            "nothing was written: these files changed on disk since the plan was made "
+            f"(make the plan again): {', '.join(paths)}",
+        )
+        self.paths = paths
+
+
+class EmptyEditError(LspError):
+    """An edit that changes nothing (a rename the server answered with no changes)."""
+
+    def __init__(self, target: str, message: str | None = None) -> None:
+        super().__init__(
+            ErrorCodes.RequestFailed, message or f"the edit of {target} changes nothing"
+        )
+        self.target = target
 
 
 class TransportError(Exception):
