@@ -1,0 +1,253 @@
+"""Whether a document's diagnostics for its current version are final, without I/O or a clock.
+
+A server never says "these are all the diagnostics"; the client has to infer it, and each way
+a server reports needs its own rule (``workspace-api.md``, "Diagnostics that are known final"):
+
+- **pull**: a pull answer for the current version is final at once.
+- **versioned push**: a report with the current version arrived, the server's progress has
+  ended, and ``settle`` seconds passed with no other report for that version. The window
+  starts at the later of the last report and the end of progress, since a server often
+  pushes its full report just after its analysis ends. Each new report for the version
+  restarts the window and replaces the items (pyrefly repeats each report three times within
+  a few ms; basedpyright has sent an empty report first and the real one later, with the same
+  version).
+- **unversioned push**: the first report after the open or change, then ``settle`` seconds
+  with no further report; a later report restarts the window and replaces the items. Progress
+  does not hold it up (zuban, ccls, fortls, tsls, yaml and json push unversioned).
+
+Each report is judged by its own kind, so gopls, whose first report is unversioned and later
+ones versioned, gets the unversioned rule for the first and the versioned one afterwards.
+
+**Versions.** ``expect`` moves a document to a new version; nothing received for an earlier
+version counts after that, but the items last known are kept, to be returned as stale when
+the wait for the new version ends without a final answer (a timeout never reads as clean).
+A report for an earlier version than the current one never counts either; it replaces those
+stale items when it is not older than the report they came from (a late report tells more
+than an earlier one). A versioned report for a *later* version than the client sent is
+dropped entirely: it is about a text the client never sent (pyrefly reports an empty ``v3``
+on close), and taking it as last known would read as clean. Reports about a document that is
+not expected, including the ones servers send after ``didClose`` (gopls, fortls and
+rust-analyzer send non-empty ones), are dropped.
+
+**Pull and push together.** One tracker is kept per server. A server in pull mode may push
+too (rust-analyzer pushes cargo check's results beside its pulls): the last push for the
+current version is kept beside the pull answer, and the final items are the pull's followed by
+the push's. Pushes do not make a pull-mode document final, and its finality does not wait for
+them. A pull answer for the current version is final in push mode too: it is the server's
+whole answer for that text.
+
+Final is judged at ``now``, not latched: a new report for the same version, or progress that
+begins again before a versioned report, makes a final document wait again, since the server
+is sending, or may send, a newer answer.
+
+The order of the calls is what counts, not the times given to them: call :meth:`expect` when
+the ``didOpen`` or ``didChange`` is sent, before anything the server answers to it can be
+read. The async workspace layer feeds the tracker and sleeps until :meth:`next_recheck`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# Internal to the library: nothing here is public API (the workspace layer wraps it).
+__all__: list[str] = []
+
+Mode = Literal["pull", "push"]
+"""How the server delivers a document's diagnostics."""
+
+MODES: tuple[Mode, ...] = ("pull", "push")
+
+
+@dataclass(frozen=True)
+class FinalityStatus:
+    """What is known of one document's diagnostics at one moment.
+
+    ``items`` are the items that made it final; when it is not final, the items known for
+    the current version (a report whose window is still open), or else the last items known
+    from an earlier version. ``stale`` is True when it is not final and no report for the
+    current version has come, so ``items`` (possibly empty) describe an earlier text or
+    nothing. ``recheck_at`` is when a settle window ends and the answer may change without new
+    input; None when only new input can change it.
+    """
+
+    final: bool
+    items: list[Any]
+    stale: bool
+    recheck_at: float | None
+
+
+@dataclass
+class _Document:
+    version: int
+    mode: Mode
+    pulled: list[Any] | None = None
+    """The pull answer's items for ``version``; None before one came."""
+    pushed: list[Any] | None = None
+    """The last pushed items that counted for ``version``; None before one came."""
+    pushed_at: float = 0.0
+    versioned: bool = False
+    """Whether the last push that counted carried a version (then progress must end)."""
+    known: list[Any] = field(default_factory=list)
+    """The last items known from an earlier version."""
+    known_version: int | None = None
+    """The version ``known`` came from; None while nothing is known."""
+
+    def current(self) -> list[Any] | None:
+        """The items received for ``version``, pull's then push's; None when nothing came."""
+        if self.pulled is None and self.pushed is None:
+            return None
+        return [*(self.pulled or ()), *(self.pushed or ())]
+
+    def older(self, version: int, items: list[Any]) -> None:
+        """A report for an earlier ``version``: it counts for nothing, but may be last known."""
+        if self.known_version is None or version >= self.known_version:
+            self.known = list(items)
+            self.known_version = version
+
+
+class DiagnosticsFinality:
+    """Per document URI, whether one server's diagnostics for its current version are final.
+
+    ``settle`` is the settle window of versioned pushes and the quiet window of unversioned
+    ones, in seconds (the server's spec sets it from what was measured).
+
+    Raises:
+        ValueError: a negative ``settle``.
+    """
+
+    __slots__ = ("_documents", "_progress", "_progress_ended_at", "settle")
+
+    def __init__(self, settle: float) -> None:
+        if settle < 0:
+            raise ValueError(f"settle ({settle}) must not be negative")
+        self.settle = settle
+        self._documents: dict[str, _Document] = {}
+        self._progress = False
+        self._progress_ended_at = float("-inf")
+
+    # -- feeds ----------------------------------------------------------------------------
+
+    def expect(self, uri: str, version: int, now: float, mode: Mode) -> None:
+        """The client opened or changed ``uri`` to ``version``; final diagnostics are wanted.
+
+        A new version drops what was received for the old one, keeping its items as the last
+        known ones. The same version again keeps what was received for it and only takes the
+        new ``mode`` (a second wait for the same text). ``now`` is taken so that every feed
+        has the same shape; the rules count from the order of the calls.
+
+        Raises:
+            ValueError: ``mode`` is not ``"pull"`` or ``"push"``.
+        """
+        if mode not in MODES:
+            raise ValueError(f'unknown diagnostics mode {mode!r}; expected "pull" or "push"')
+        document = self._documents.get(uri)
+        if document is None:
+            self._documents[uri] = _Document(version, mode)
+            return
+        if document.version != version:
+            current = document.current()
+            if current is not None:
+                document.known, document.known_version = current, document.version
+            document.version = version
+            document.pulled = document.pushed = None
+            document.versioned = False
+        document.mode = mode
+
+    def pushed(self, uri: str, version: int | None, items: list[Any], now: float) -> None:
+        """The server published ``items`` for ``uri`` at ``now``, with ``version`` or without.
+
+        An unversioned report, or one with the current version, counts for the current
+        version: it replaces the pushed items and restarts the window. An earlier version
+        counts for nothing (it may become the last known items); a later one, and any report
+        about a document not expected, is dropped.
+        """
+        document = self._documents.get(uri)
+        if document is None:
+            return
+        if version is None or version == document.version:
+            document.pushed = list(items)
+            document.pushed_at = now
+            document.versioned = version is not None
+        elif version < document.version:
+            document.older(version, items)
+
+    def pulled(self, uri: str, version: int, items: list[Any], now: float) -> None:
+        """The server answered a pull of ``uri`` made for ``version`` with ``items``.
+
+        For the current version it is final at once; for an earlier one it counts for
+        nothing (it may become the last known items); a later version, or a document not
+        expected, is dropped. ``now`` is taken so that every feed has the same shape.
+        """
+        document = self._documents.get(uri)
+        if document is None:
+            return
+        if version == document.version:
+            document.pulled = list(items)
+        elif version < document.version:
+            document.older(version, items)
+
+    def progress_active(self, active: bool, now: float) -> None:
+        """The server's work-done progress began (``True``) or ended (``False``) at ``now``.
+
+        Versioned pushes wait for it to end, then for a settle window after the end. Only a
+        change counts: telling again that it ended does not move the end.
+        """
+        if self._progress and not active:
+            self._progress_ended_at = now
+        self._progress = active
+
+    def closed(self, uri: str) -> None:
+        """The client closed ``uri``: everything about it goes, and later reports are dropped."""
+        self._documents.pop(uri, None)
+
+    # -- queries --------------------------------------------------------------------------
+
+    def status(self, uri: str, now: float) -> FinalityStatus:
+        """Whether ``uri``'s diagnostics for its current version are final at ``now``.
+
+        A document not expected (or closed) is not final, stale, with no items.
+        """
+        document = self._documents.get(uri)
+        if document is None:
+            return FinalityStatus(False, [], True, None)
+        return self._status(document, now)
+
+    def pending(self, now: float) -> list[str]:
+        """The URIs expected and not final at ``now``, in the order they were first expected."""
+        return [
+            uri
+            for uri, document in self._documents.items()
+            if not self._status(document, now).final
+        ]
+
+    def next_recheck(self, now: float) -> float | None:
+        """The earliest ``recheck_at`` over every document at ``now``; None when there is none.
+
+        An async waiter sleeps until then, or until new input, whichever comes first.
+        """
+        times = [
+            status.recheck_at
+            for status in (self._status(document, now) for document in self._documents.values())
+            if status.recheck_at is not None
+        ]
+        return min(times, default=None)
+
+    def _status(self, document: _Document, now: float) -> FinalityStatus:
+        current = document.current()
+        if current is None:
+            return FinalityStatus(False, list(document.known), True, None)
+        if document.pulled is not None:
+            return FinalityStatus(True, current, False, None)
+        if document.mode == "pull":
+            # Pushes alone never make a pull-mode document final: its pull answer does.
+            return FinalityStatus(False, current, False, None)
+        start = document.pushed_at
+        if document.versioned:
+            if self._progress:
+                return FinalityStatus(False, current, False, None)
+            start = max(start, self._progress_ended_at)
+        end = start + self.settle
+        if now >= end:
+            return FinalityStatus(True, current, False, None)
+        return FinalityStatus(False, current, False, end)

@@ -1,0 +1,384 @@
+"""finality: real servers' diagnostics sequences replayed with explicit times, one row each."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import pytest
+
+from adecore_lsp.protocol.finality import DiagnosticsFinality, FinalityStatus, Mode
+
+A = "file:///w/a.py"
+B = "file:///w/b.py"
+SETTLE = 0.3
+
+
+def item(message: str) -> dict[str, Any]:
+    return {
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+        "message": message,
+    }
+
+
+X, Y, Z = item("x"), item("y"), item("z")
+
+
+class Expect(NamedTuple):
+    """The client opened or changed the document to ``version`` at ``at``."""
+
+    at: float
+    version: int
+    mode: Mode = "push"
+    uri: str = A
+
+
+class Push(NamedTuple):
+    """``textDocument/publishDiagnostics`` at ``at``."""
+
+    at: float
+    version: int | None
+    items: list[Any]
+    uri: str = A
+
+
+class Pull(NamedTuple):
+    """A pull answer at ``at`` for a pull made for ``version``."""
+
+    at: float
+    version: int
+    items: list[Any]
+    uri: str = A
+
+
+class Busy(NamedTuple):
+    """The server's progress began (``active``) or ended at ``at``."""
+
+    at: float
+    active: bool
+
+
+class Close(NamedTuple):
+    """The client closed the document."""
+
+    uri: str = A
+
+
+class Check(NamedTuple):
+    """``status(uri, at)`` answers this."""
+
+    at: float
+    final: bool
+    items: list[Any]
+    stale: bool
+    recheck_at: float | None = None
+    uri: str = A
+
+
+Step = Expect | Push | Pull | Busy | Close | Check
+
+
+def run(finality: DiagnosticsFinality, steps: list[Step]) -> None:
+    """Feed ``steps`` in order, asserting each check."""
+    for step in steps:
+        if isinstance(step, Expect):
+            finality.expect(step.uri, step.version, step.at, step.mode)
+        elif isinstance(step, Push):
+            finality.pushed(step.uri, step.version, step.items, step.at)
+        elif isinstance(step, Pull):
+            finality.pulled(step.uri, step.version, step.items, step.at)
+        elif isinstance(step, Busy):
+            finality.progress_active(step.active, step.at)
+        elif isinstance(step, Close):
+            finality.closed(step.uri)
+        else:
+            expected = FinalityStatus(step.final, step.items, step.stale, step.recheck_at)
+            assert finality.status(step.uri, step.at) == expected, step
+
+
+SCENARIOS: dict[str, tuple[float, list[Step]]] = {
+    "pyrefly: the same report three times within a few ms": (
+        SETTLE,
+        [
+            Expect(0.0, 1),
+            Busy(0.01, True),
+            Busy(0.09, False),
+            Check(0.095, False, [], True),
+            Push(0.100, 1, [X]),
+            Push(0.102, 1, [X]),
+            Push(0.104, 1, [X]),
+            Check(0.2, False, [X], False, 0.104 + SETTLE),
+            Check(0.104 + SETTLE, True, [X], False),
+        ],
+    ),
+    "basedpyright push: an empty report, then the real one with the same version": (
+        1.2,
+        [
+            Expect(0.0, 1),
+            Push(0.05, 1, []),
+            Check(0.5, False, [], False, 0.05 + 1.2),
+            Push(1.0, 1, [X]),
+            Push(1.02, 1, [X]),  # a duplicate 20 ms later
+            Check(1.1, False, [X], False, 1.02 + 1.2),
+            Check(1.02 + 1.2, True, [X], False),
+        ],
+    ),
+    "gopls: the first report unversioned, the next one versioned": (
+        SETTLE,
+        [
+            Busy(0.0, True),  # gopls creates progress before didOpen
+            Expect(0.1, 1),
+            Push(0.2, None, [X]),
+            # An unversioned report does not wait for progress.
+            Check(0.3, False, [X], False, 0.2 + SETTLE),
+            Check(0.2 + SETTLE, True, [X], False),
+            Busy(0.6, False),
+            Expect(1.0, 2),
+            Check(1.0, False, [X], True),
+            Push(1.2, 2, []),
+            Check(1.3, False, [], False, 1.2 + SETTLE),
+            Check(1.2 + SETTLE, True, [], False),
+        ],
+    ),
+    "an unversioned pusher that sends one report": (
+        SETTLE,
+        [
+            Expect(0.0, 1),
+            Check(0.2, False, [], True),
+            Push(0.4, None, [X]),
+            Check(0.5, False, [X], False, 0.4 + SETTLE),
+            Check(0.4 + SETTLE, True, [X], False),
+            Check(30.0, True, [X], False),
+        ],
+    ),
+    "an unversioned report restarts the quiet window and replaces the items": (
+        SETTLE,
+        [
+            Expect(0.0, 1),
+            Push(0.1, None, [X]),
+            Push(0.3, None, [X, Y]),
+            Check(0.41, False, [X, Y], False, 0.3 + SETTLE),
+            Check(0.3 + SETTLE, True, [X, Y], False),
+        ],
+    ),
+    "a versioned report for an old version after a change counts for nothing": (
+        SETTLE,
+        [
+            Expect(0.0, 1),
+            Push(0.1, 1, [X]),
+            Check(0.1 + SETTLE, True, [X], False),
+            Expect(1.0, 2),
+            Push(1.05, 1, [X]),  # late, for the text before the change
+            Check(2.0, False, [X], True),
+            Push(2.1, 1, [Y]),  # a later report of that version replaces the stale items
+            Push(2.2, 0, [Z]),  # an older one does not
+            Check(3.0, False, [Y], True),
+        ],
+    ),
+    "a report for a version the client never sent is dropped": (
+        SETTLE,
+        [
+            Expect(0.0, 1),
+            Push(0.1, 1, [X]),
+            Expect(1.0, 2),
+            Push(1.1, 3, []),  # pyrefly's empty v3, which would read as clean
+            Check(2.0, False, [X], True),
+            Push(2.1, 2, [Y]),
+            Push(2.2, 3, []),
+            Check(2.1 + SETTLE, True, [Y], False),
+        ],
+    ),
+    "an old report before the first version is kept as the last known": (
+        SETTLE,
+        [
+            Expect(0.0, 2),
+            Push(0.1, 1, [X]),
+            Check(0.5, False, [X], True),
+        ],
+    ),
+    "progress active delays a versioned report, then a settle after its end": (
+        SETTLE,
+        [
+            Expect(0.0, 1),
+            Busy(0.05, True),
+            Push(0.1, 1, [X]),
+            Check(0.5, False, [X], False),
+            Busy(0.8, True),  # told again: still the same progress
+            Busy(0.8, False),
+            Busy(0.85, False),  # told again: the end stays at 0.8
+            Check(0.9, False, [X], False, 0.8 + SETTLE),
+            Check(0.8 + SETTLE, True, [X], False),
+            # Progress that begins again makes it wait again: a newer report may come.
+            Busy(2.0, True),
+            Check(2.0, False, [X], False),
+            Busy(2.5, False),
+            Push(2.51, 1, [X, Y]),
+            Check(2.51 + SETTLE, True, [X, Y], False),
+        ],
+    ),
+    "a report sent just after progress ended restarts the window": (
+        SETTLE,
+        [
+            Expect(0.0, 1),
+            Push(0.01, 1, [X]),  # a quick syntax-only pass
+            Busy(0.02, True),
+            Busy(1.0, False),
+            Check(1.0, False, [X], False, 1.0 + SETTLE),
+            Push(1.001, 1, [X, Y]),  # the full analysis
+            Check(1.0 + SETTLE, False, [X, Y], False, 1.001 + SETTLE),
+            Check(1.001 + SETTLE, True, [X, Y], False),
+        ],
+    ),
+    "pull: final as soon as the answer for the current version arrives": (
+        SETTLE,
+        [
+            Expect(0.0, 1, "pull"),
+            Check(0.1, False, [], True),
+            Pull(0.2, 1, [X]),
+            Check(0.2, True, [X], False),
+            Expect(1.0, 2, "pull"),
+            Check(1.0, False, [X], True),
+            Pull(1.1, 1, [Z]),  # an answer to a pull made before the change
+            Pull(1.1, 3, [Y]),  # a version never sent
+            Check(1.2, False, [Z], True),
+            Pull(1.3, 2, []),
+            Check(1.3, True, [], False),
+        ],
+    ),
+    "rust-analyzer: pull and push for the same version are both reported": (
+        SETTLE,
+        [
+            Expect(0.0, 1, "pull"),
+            Busy(0.0, True),
+            Push(0.05, 1, [Y]),  # cargo check, before the pull answer
+            Check(0.1, False, [Y], False),
+            Pull(0.2, 1, [X]),
+            Check(0.2, True, [X, Y], False),
+            Push(0.5, 1, [Z]),  # a newer cargo check replaces its own items only
+            Check(0.5, True, [X, Z], False),
+            Expect(1.0, 2, "pull"),
+            Check(1.0, False, [X, Z], True),
+            Push(1.1, 1, [Y]),  # cargo check for v1, after the change
+            Check(1.2, False, [Y], True),
+            Pull(1.3, 2, [X]),
+            Check(1.3, True, [X], False),
+        ],
+    ),
+    "a pull answer in push mode is final too": (
+        SETTLE,
+        [
+            Expect(0.0, 1),
+            Pull(0.1, 1, [X]),
+            Check(0.1, True, [X], False),
+        ],
+    ),
+    "a timeout: never final, stale, with the last items known": (
+        SETTLE,
+        [
+            Expect(0.0, 1),
+            Push(0.1, 1, [X, Y]),
+            Check(1.0, True, [X, Y], False),
+            Expect(2.0, 2),
+            Check(32.0, False, [X, Y], True),
+            Expect(40.0, 3, "pull"),
+            Check(70.0, False, [X, Y], True),
+        ],
+    ),
+    "a second wait for the same version keeps what came and takes the mode": (
+        SETTLE,
+        [
+            Expect(0.0, 1),
+            Push(0.1, 1, [X]),
+            Expect(0.2, 1),
+            Check(0.1 + SETTLE, True, [X], False),
+            Expect(1.0, 1, "pull"),
+            Check(1.0, False, [X], False),
+            Pull(1.1, 1, [Y]),
+            Check(1.1, True, [Y, X], False),
+        ],
+    ),
+    "closing forgets, and reports after close are dropped": (
+        SETTLE,
+        [
+            Expect(0.0, 1),
+            Push(0.1, 1, [X]),
+            Close(),
+            Check(0.5, False, [], True),
+            Push(0.6, None, [Y]),  # gopls, fortls, rust-analyzer: about the file on disk
+            Pull(0.6, 1, [Y]),
+            Check(1.0, False, [], True),
+            Close(),  # closing twice is harmless
+            Expect(2.0, 1),
+            Check(2.0, False, [], True),
+        ],
+    ),
+    "a document never expected": (
+        SETTLE,
+        [
+            Push(0.1, 1, [X], B),
+            Check(0.5, False, [], True, None, B),
+        ],
+    ),
+    "a zero settle window is final at the report's time": (
+        0.0,
+        [
+            Expect(0.0, 1),
+            Push(0.1, None, [X]),
+            Check(0.1, True, [X], False),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize(("settle", "steps"), list(SCENARIOS.values()), ids=list(SCENARIOS))
+def test_scenarios(settle: float, steps: list[Step]) -> None:
+    """Each server's sequence gives the statuses listed, at the times listed."""
+    run(DiagnosticsFinality(settle), steps)
+
+
+def test_pending_and_next_recheck() -> None:
+    """Pending lists the documents not final; next_recheck is the earliest window's end."""
+    finality = DiagnosticsFinality(SETTLE)
+    assert finality.pending(0.0) == []
+    assert finality.next_recheck(0.0) is None
+    finality.expect(A, 1, 0.0, "push")
+    finality.expect(B, 1, 0.0, "push")
+    assert finality.pending(0.0) == [A, B]
+    assert finality.next_recheck(0.0) is None
+    finality.pushed(B, 1, [X], 0.1)
+    finality.pushed(A, None, [Y], 0.2)
+    assert finality.pending(0.3) == [A, B]
+    assert finality.next_recheck(0.3) == 0.1 + SETTLE
+    assert finality.pending(0.1 + SETTLE) == [A]
+    assert finality.next_recheck(0.1 + SETTLE) == 0.2 + SETTLE
+    assert finality.pending(0.2 + SETTLE) == []
+    assert finality.next_recheck(0.2 + SETTLE) is None
+    finality.expect(A, 2, 1.0, "push")
+    assert finality.pending(1.0) == [A]
+
+
+def test_items_are_copies() -> None:
+    """Changing a list given or returned changes nothing kept."""
+    finality = DiagnosticsFinality(SETTLE)
+    finality.expect(A, 1, 0.0, "pull")
+    items = [X]
+    finality.pulled(A, 1, items, 0.1)
+    items.append(Y)
+    status = finality.status(A, 0.1)
+    status.items.append(Z)
+    assert finality.status(A, 0.1).items == [X]
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda: DiagnosticsFinality(-0.1), r"settle \(-0\.1\) must not be negative"),
+        (
+            lambda: DiagnosticsFinality(SETTLE).expect(A, 1, 0.0, "poll"),  # type: ignore[arg-type]  # a mode that does not exist, on purpose
+            r"unknown diagnostics mode 'poll'",
+        ),
+    ],
+)
+def test_bad_arguments(make: Any, match: str) -> None:
+    """A negative settle window or an unknown mode is a ValueError naming it."""
+    with pytest.raises(ValueError, match=match):
+        make()
