@@ -1,0 +1,120 @@
+"""A project's own choice of language servers: ``adecore-lsp.toml`` or ``[tool.adecore-lsp]``.
+
+This module reads and checks the file's shape; :meth:`Registry.for_project` applies it. It is
+an implementation detail of the registry and exports nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    # tomli is installed only on 3.10, so a type check for 3.10 on a newer Python may miss it.
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
+__all__: list[str] = []
+
+PROJECT_FILE = "adecore-lsp.toml"
+PYPROJECT_FILE = "pyproject.toml"
+TOP_LEVEL_FIELDS = ("server", "servers")
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    """What one project's configuration file says, its shape checked.
+
+    ``prefix`` is where the table sits in the file (``"tool.adecore-lsp"`` in a
+    ``pyproject.toml``, ``""`` at the top of an ``adecore-lsp.toml``), for error messages.
+    """
+
+    path: Path
+    prefix: str
+    servers: list[str] | None
+    server_tables: dict[str, dict[str, Any]]
+
+    def key(self, name: str) -> str:
+        """The dotted TOML key of ``name`` in this file, e.g. ``tool.adecore-lsp.servers``."""
+        return f"{self.prefix}.{name}" if self.prefix else name
+
+
+def read_project_config(root: str | os.PathLike[str]) -> ProjectConfig | None:
+    """The configuration of the project at ``root``, or ``None`` if it has none.
+
+    ``adecore-lsp.toml`` is the explicit file: when it exists, ``pyproject.toml`` is not read.
+
+    Raises:
+        ValueError: the file is not valid TOML, has an unknown top-level field, or a field of
+            the wrong type; the message names the file and the field.
+    """
+    explicit = Path(root) / PROJECT_FILE
+    if explicit.is_file():
+        return _check(explicit, "", _load(explicit))
+    pyproject = Path(root) / PYPROJECT_FILE
+    if not pyproject.is_file():
+        return None
+    tool = _load(pyproject).get("tool")
+    table = tool.get("adecore-lsp") if isinstance(tool, dict) else None
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ValueError(f"{pyproject}: tool.adecore-lsp must be a table, not {table!r}")
+    return _check(pyproject, "tool.adecore-lsp", table)
+
+
+def deep_merge(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``changes`` applied: tables merge key by key, any other value replaces."""
+    merged = dict(base)
+    for key, value in changes.items():
+        old = merged.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            merged[key] = deep_merge(old, value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as file:
+            data: dict[str, Any] = tomllib.load(file)
+            return data
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: not valid TOML: {exc}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot be read: {exc}") from exc
+
+
+def _check(path: Path, prefix: str, table: dict[str, Any]) -> ProjectConfig:
+    config = ProjectConfig(path, prefix, None, {})
+    for name in table:
+        if name not in TOP_LEVEL_FIELDS:
+            where = f"[{prefix}]" if prefix else "the top level"
+            raise ValueError(
+                f"{path}: unknown field {config.key(name)!r} in {where}; "
+                f"known fields: {', '.join(TOP_LEVEL_FIELDS)}"
+            )
+    servers = table.get("servers")
+    if servers is not None and (
+        not isinstance(servers, list) or not all(isinstance(item, str) for item in servers)
+    ):
+        raise ValueError(
+            f"{path}: {config.key('servers')} must be a list of server ids, not {servers!r}"
+        )
+    server_tables = table.get("server", {})
+    if not isinstance(server_tables, dict):
+        raise ValueError(
+            f"{path}: {config.key('server')} must hold one table per server, not {server_tables!r}"
+        )
+    for server_id, server_table in server_tables.items():
+        if not isinstance(server_table, dict):
+            raise ValueError(
+                f"{path}: {config.key(f'server.{server_id}')} must be a table of fields, "
+                f"not {server_table!r}"
+            )
+    return ProjectConfig(path, prefix, servers, server_tables)

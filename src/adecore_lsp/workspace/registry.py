@@ -1,0 +1,413 @@
+"""Which language servers exist, how to start them, and which one to prefer for a file.
+
+The data lives in ``servers.json`` beside this module (data, not code: one fast parse when a
+command line starts). Its order is the order of preference: for each language, the server that
+checks the most comes first. Nothing here starts a process, downloads or installs anything:
+:meth:`Registry.which` only looks at the disk, and :meth:`Registry.require` fails fast with the
+server's install hint.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path, PurePath
+from typing import Any, NoReturn
+
+import orjson
+
+from ..errors import ServerNotFoundError
+from .project_config import deep_merge, read_project_config
+
+__all__ = ["Registry", "ServerSpec"]
+
+READINESS_SOURCES = ("server_status", "progress", "registration", "none")
+
+_LIST_FIELDS = ("command", "root_markers", "sidecars", "notes", "executables")
+_STR_MAP_FIELDS = ("languages", "env")
+_BOOL_FIELDS = ("pull_diagnostics", "indexes_root", "empty_configuration")
+_STR_FIELDS = ("install", "description", "readiness")
+
+
+def _copy_json(value: Any) -> Any:
+    """A copy of nested dicts and lists (other values are shared: they are immutable in JSON)."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_copy_json(item) for item in value]
+    return value
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """How to start one language server, and what it is known to do on the wire.
+
+    ``command`` is an argv list, run without a shell; ``languages`` maps a file extension
+    (``".py"``) or an exact file name (``"CMakeLists.txt"``) to the LSP ``languageId``. The other
+    fields are hints the workspace acts on (see ``servers.json`` for what each server measured).
+    The spec is frozen and copies what it is given; change a field with ``dataclasses.replace``.
+    ``executables`` are paths relative to a project's root tried before ``command[0]`` is looked
+    up; ``{platform}``, ``{arch}`` (Node's names, e.g. ``linux``, ``x64``) and ``{exe}``
+    (``.exe`` on Windows) in them are filled in.
+
+    Raises:
+        ValueError: a field has the wrong type or value; the message names the field and the id.
+    """
+
+    id: str
+    command: list[str]
+    languages: dict[str, str] = field(default_factory=dict)
+    root_markers: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+    initialization_options: dict[str, Any] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    install: str = ""
+    pull_diagnostics: bool = False
+    settle: float = 0.3
+    readiness: str = "progress"
+    ready_registration: str | None = None
+    progress_grace: float = 1.0
+    indexes_root: bool = False
+    sidecars: list[str] = field(default_factory=list)
+    empty_configuration: bool = False
+    position_encodings: list[str] | None = None
+    shutdown_timeout: float | None = None
+    description: str = ""
+    notes: list[str] = field(default_factory=list)
+    executables: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id:
+            raise ValueError(f"a server's id must be a non-empty str, not {self.id!r}")
+        for name in _LIST_FIELDS:
+            self._set(name, self._str_list(name, getattr(self, name)))
+        if not self.command:
+            raise ValueError(f"server {self.id!r}: command must not be empty")
+        if self.position_encodings is not None:
+            self._set(
+                "position_encodings",
+                self._str_list("position_encodings", self.position_encodings),
+            )
+        for name in _STR_MAP_FIELDS:
+            value = getattr(self, name)
+            if not isinstance(value, Mapping) or not all(
+                isinstance(key, str) and key and isinstance(item, str)
+                for key, item in value.items()
+            ):
+                self._fail(name, "a table of non-empty names to str", value)
+            self._set(name, dict(value))
+        for name in ("settings", "initialization_options"):
+            value = getattr(self, name)
+            if value is None and name == "initialization_options":
+                continue
+            if not isinstance(value, Mapping):
+                self._fail(name, "a table", value)
+            self._set(name, _copy_json(dict(value)))
+        for name in _BOOL_FIELDS:
+            if not isinstance(getattr(self, name), bool):
+                self._fail(name, "true or false", getattr(self, name))
+        for name in _STR_FIELDS:
+            if not isinstance(getattr(self, name), str):
+                self._fail(name, "a str", getattr(self, name))
+        self._check_seconds("settle", self.settle, optional=False)
+        self._check_seconds("progress_grace", self.progress_grace, optional=False)
+        self._check_seconds("shutdown_timeout", self.shutdown_timeout, optional=True)
+        if self.readiness not in READINESS_SOURCES:
+            self._fail("readiness", f"one of {', '.join(READINESS_SOURCES)}", self.readiness)
+        if self.ready_registration is not None and not (
+            isinstance(self.ready_registration, str) and self.ready_registration
+        ):
+            self._fail("ready_registration", "a method name", self.ready_registration)
+        if self.readiness == "registration" and self.ready_registration is None:
+            raise ValueError(
+                f"server {self.id!r}: readiness 'registration' needs ready_registration, "
+                "the method whose registration marks the server ready"
+            )
+
+    def language_id(self, path: str | os.PathLike[str]) -> str | None:
+        """The ``languageId`` this server takes ``path`` as, or ``None`` if it does not take it.
+
+        The exact file name wins (``CMakeLists.txt``; ``.bashrc`` names a file too), then the
+        longest extension (``a.d.ts`` tries ``.d.ts``, then ``.ts``). Matching is
+        case-sensitive, as servers are: ``.C`` is C++ and ``.c`` is C. A bare ``.h`` is ``"c"``
+        for clangd and ccls, because that is what the clang driver assumes of a header without
+        compile flags.
+        """
+        name = PurePath(path).name
+        found = self.languages.get(name)
+        if found is not None:
+            return found
+        dot = name.find(".", 1)
+        while dot != -1:
+            found = self.languages.get(name[dot:])
+            if found is not None:
+                return found
+            dot = name.find(".", dot + 1)
+        return None
+
+    def _set(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)
+
+    def _fail(self, name: str, expected: str, value: object) -> NoReturn:
+        raise ValueError(f"server {self.id!r}: {name} must be {expected}, not {value!r}")
+
+    def _str_list(self, name: str, value: object) -> list[str]:
+        if isinstance(value, (list, tuple)) and all(
+            isinstance(item, str) and item for item in value
+        ):
+            return list(value)
+        self._fail(name, "a list of non-empty str", value)
+
+    def _check_seconds(self, name: str, value: object, *, optional: bool) -> None:
+        # ``not value >= 0`` also refuses NaN, which TOML can spell.
+        if value is None and optional:
+            return
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            self._fail(name, "a number of seconds >= 0", value)
+
+
+SPEC_FIELDS = frozenset(spec_field.name for spec_field in fields(ServerSpec))
+
+# Node's names for the platform and the CPU, as npm packages of native binaries spell them.
+_NODE_PLATFORMS = {"linux": "linux", "darwin": "darwin", "win32": "win32", "cygwin": "win32"}
+_NODE_ARCHES = {
+    "x86_64": "x64",
+    "amd64": "x64",
+    "aarch64": "arm64",
+    "arm64": "arm64",
+    "i386": "ia32",
+    "i686": "ia32",
+    "x86": "ia32",
+    "armv7l": "arm",
+}
+
+
+def _node_platform() -> dict[str, str]:
+    machine = platform.machine().lower()
+    return {
+        "platform": _NODE_PLATFORMS.get(sys.platform, sys.platform),
+        "arch": _NODE_ARCHES.get(machine, machine),
+        "exe": ".exe" if os.name == "nt" else "",
+    }
+
+
+def _executable(path: Path) -> str | None:
+    """``path`` made absolute if it is an executable file (on Windows, with PATHEXT tried)."""
+    found = shutil.which(str(path))
+    return os.path.abspath(found) if found is not None else None
+
+
+def _local_bin_dirs(root: Path) -> list[Path]:
+    """A project's own executables: its virtual environment's, then its npm packages'."""
+    venv_bin = root / ".venv" / ("Scripts" if os.name == "nt" else "bin")
+    return [venv_bin, root / "node_modules" / ".bin"]
+
+
+@lru_cache(maxsize=1)
+def _default_data() -> tuple[dict[str, Any], ...]:
+    """The packaged ``servers.json``, read and parsed once per process."""
+    raw = resources.files("adecore_lsp.workspace").joinpath("servers.json").read_bytes()
+    data = orjson.loads(raw)
+    return tuple(data["servers"])
+
+
+class Registry:
+    """Language servers in order of preference, looked up by id or by file.
+
+    A registry never changes once built; :meth:`for_project` returns a new one. Ids are unique.
+
+    Raises:
+        ValueError: two specs share an id, or an item is not a :class:`ServerSpec`.
+    """
+
+    def __init__(self, specs: Iterable[ServerSpec] = ()) -> None:
+        self._specs: tuple[ServerSpec, ...] = tuple(specs)
+        self._by_id: dict[str, ServerSpec] = {}
+        for spec in self._specs:
+            if not isinstance(spec, ServerSpec):
+                raise ValueError(f"a registry holds ServerSpec objects, not {spec!r}")
+            if spec.id in self._by_id:
+                raise ValueError(f"two servers have the id {spec.id!r}")
+            self._by_id[spec.id] = spec
+
+    @classmethod
+    def default(cls) -> Registry:
+        """The packaged registry: a new ``Registry`` of new specs on each call.
+
+        The data file is parsed once per process; each call copies it, so changing what one
+        caller got (its specs' dicts, say) cannot reach another.
+        """
+        return cls(ServerSpec(**_copy_json(entry)) for entry in _default_data())
+
+    @property
+    def ids(self) -> list[str]:
+        """Every server's id, in order of preference."""
+        return [spec.id for spec in self._specs]
+
+    def __iter__(self) -> Iterator[ServerSpec]:
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __contains__(self, item: object) -> bool:
+        """``"ruff" in registry`` by id; a :class:`ServerSpec` is in it if its id holds it."""
+        if isinstance(item, ServerSpec):
+            return self._by_id.get(item.id) == item
+        return isinstance(item, str) and item in self._by_id
+
+    def __repr__(self) -> str:
+        return f"Registry({self.ids!r})"
+
+    def get(self, server_id: str) -> ServerSpec:
+        """The server with this id.
+
+        Raises:
+            ValueError: no server has this id; the message lists the known ids.
+        """
+        spec = self._by_id.get(server_id)
+        if spec is None:
+            known = ", ".join(self._by_id) or "none"
+            raise ValueError(f"no language server has the id {server_id!r}; known ids: {known}")
+        return spec
+
+    def for_path(
+        self, path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None
+    ) -> list[ServerSpec]:
+        """The servers that take this file: installed ones first, each group in preference order.
+
+        "Installed" means :meth:`which` finds the executable (looking in ``root``'s own
+        environments too); the first element is the server a workspace starts by default.
+        """
+        installed: list[ServerSpec] = []
+        missing: list[ServerSpec] = []
+        for spec in self._specs:
+            if spec.language_id(path) is not None:
+                (missing if self.which(spec, root) is None else installed).append(spec)
+        return installed + missing
+
+    def which(
+        self, spec: ServerSpec | str, root: str | os.PathLike[str] | None = None
+    ) -> str | None:
+        """The absolute path of the executable that starts ``spec``, or ``None``.
+
+        An absolute ``command[0]`` is used as it is. Otherwise, in this order: the spec's
+        ``executables`` under ``root``; a ``command[0]`` with a ``/`` in it, relative to
+        ``root`` (or the working directory); ``root/.venv/bin`` (``.venv\\Scripts`` on
+        Windows); ``root/node_modules/.bin``; then ``PATH``. Run it in place of
+        ``command[0]``. Nothing is cached: a server installed meanwhile is found on the next
+        call, at the cost of a few ``stat`` calls. ``spec`` may be given by id.
+        """
+        spec = self._spec(spec)
+        program = spec.command[0]
+        if os.path.isabs(program):
+            return _executable(Path(program))
+        base = Path(root) if root is not None else None
+        if base is not None and spec.executables:
+            names = _node_platform()
+            for relative in spec.executables:
+                found = _executable(base / relative.format_map(names))
+                if found is not None:
+                    return found
+        if "/" in program or os.sep in program:
+            return _executable((base or Path.cwd()) / program)
+        if base is not None:
+            for folder in _local_bin_dirs(base):
+                found = shutil.which(program, path=str(folder))
+                if found is not None:
+                    return os.path.abspath(found)
+        found = shutil.which(program)
+        return os.path.abspath(found) if found is not None else None
+
+    def require(self, spec: ServerSpec | str, root: str | os.PathLike[str] | None = None) -> str:
+        """The executable of ``spec`` (see :meth:`which`); no process is started.
+
+        Raises:
+            ServerNotFoundError: it is not installed; the message names the server, where it
+                was looked for and its install hint.
+            ValueError: ``spec`` is an id that no server has.
+        """
+        spec = self._spec(spec)
+        found = self.which(spec, root)
+        if found is not None:
+            return found
+        program = spec.command[0]
+        if os.path.isabs(program) or "/" in program or os.sep in program:
+            detail = f"{program} is not an executable file"
+        elif root is None:
+            detail = f"no {program} on PATH"
+        else:
+            places = ", ".join(str(folder) for folder in _local_bin_dirs(Path(root)))
+            detail = f"no {program} in {places} or on PATH"
+        raise ServerNotFoundError(spec.id, spec.install, detail=detail)
+
+    def for_project(self, root: str | os.PathLike[str]) -> tuple[Registry, list[str] | None]:
+        """This registry with a project's configuration applied, and its ``servers`` list.
+
+        Read from ``root/adecore-lsp.toml`` (top level) if it exists, else from
+        ``[tool.adecore-lsp]`` of ``root/pyproject.toml``; the explicit file wins and the other
+        is then not read. A ``[...server.<id>]`` table of a known id replaces the fields it
+        names, except ``settings``, which is merged into the registry's deeply (tables merge,
+        other values replace). A table of a new id adds a server (``command`` required) ahead
+        of the registry's own, in the file's order: the project asked for it, so it is preferred
+        for its languages. The list is ``None`` when the project names no ``servers``; with no
+        configuration at all this registry itself is returned.
+
+        Raises:
+            ValueError: the TOML does not parse, a field is unknown or of the wrong type, or
+                ``servers`` names an unknown server; the message names the file and the field.
+        """
+        config = read_project_config(root)
+        if config is None:
+            return self, None
+        specs = list(self._specs)
+        added: list[ServerSpec] = []
+        for server_id, table in config.server_tables.items():
+            where = f"{config.path}: [{config.key(f'server.{server_id}')}]"
+            unknown = sorted(set(table) - (SPEC_FIELDS - {"id"}))
+            if unknown:
+                hint = unknown[0].replace("-", "_")
+                did_you_mean = f" (did you mean {hint!r}?)" if hint in SPEC_FIELDS else ""
+                raise ValueError(
+                    f"{where}: unknown field {unknown[0]!r}{did_you_mean}; "
+                    f"known fields: {', '.join(sorted(SPEC_FIELDS - {'id'}))}"
+                )
+            try:
+                if server_id in self._by_id:
+                    base = self._by_id[server_id]
+                    changes = dict(table)
+                    if "settings" in changes:
+                        if not isinstance(changes["settings"], dict):
+                            raise ValueError(
+                                f"server {server_id!r}: settings must be a table, "
+                                f"not {changes['settings']!r}"
+                            )
+                        changes["settings"] = deep_merge(base.settings, changes["settings"])
+                    specs[specs.index(base)] = replace(base, **changes)
+                elif "command" not in table:
+                    raise ValueError(f"server {server_id!r} is new here, so it needs a command")
+                else:
+                    added.append(ServerSpec(id=server_id, **table))
+            except ValueError as exc:
+                raise ValueError(f"{where}: {exc}") from exc
+        registry = Registry(added + specs)
+        if config.servers is not None:
+            where = f"{config.path}: {config.key('servers')}"
+            for index, server_id in enumerate(config.servers):
+                if server_id not in registry:
+                    known = ", ".join(registry.ids)
+                    raise ValueError(
+                        f"{where} names {server_id!r}, which no server has; known ids: {known}"
+                    )
+                if server_id in config.servers[:index]:
+                    raise ValueError(f"{where} names {server_id!r} twice")
+        return registry, config.servers
+
+    def _spec(self, spec: ServerSpec | str) -> ServerSpec:
+        return self.get(spec) if isinstance(spec, str) else spec
