@@ -1,0 +1,461 @@
+"""Targets and what they name: resolve, definitions, references, outlines, search, calls.
+
+A target is ``path:LINE[:COL]``, ``path#Class/method[k]``, a bare ``Name`` (found through
+``workspace/symbol``, kept to exact matches of the name path) or a :class:`Location`. It
+becomes a file and a ``str`` index into its text, which each server's session turns into a
+position in the encoding it negotiated. Nothing is picked silently: several matches raise
+``AmbiguousTargetError`` listing them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import AmbiguousTargetError, ErrorCodes, LspError, TargetNotFoundError
+from ..protocol import targets as parsing
+from ..protocol.positions import LineIndex
+from ..session import LspSession
+from .model import Location, Reference, ResultReason, Results, Symbol
+from .servers import ServerHandle
+from .units import location, lsp_position
+
+if TYPE_CHECKING:
+    from .workspace import Target, Workspace
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+SYMBOL_RETRY = 0.2
+"""How often an empty ``workspace/symbol`` answer is asked again within the grace."""
+
+_LOCATION_METHODS = {
+    "definition": "textDocument/definition",
+    "type_definition": "textDocument/typeDefinition",
+    "implementation": "textDocument/implementation",
+}
+
+
+# -- where a target points -------------------------------------------------------------------
+
+
+async def target_offset(ws: Workspace, target: Target) -> tuple[Path, int, Symbol | None]:
+    """The file a target names, a ``str`` index into its text, and its symbol if it named one."""
+    if isinstance(target, Location):
+        path = ws.file(target.path)
+        return path, _offset(ws, path, target.line, target.column, str(target)), None
+    parsed = parsing.parse_target(target)
+    if isinstance(parsed, parsing.PositionTarget):
+        path = ws.file(parsed.path)
+        return path, _offset(ws, path, parsed.line, parsed.column, parsed.path), None
+    symbol = await resolve(ws, target)
+    path = ws.file(symbol.location.path)
+    where = symbol.location
+    return path, _offset(ws, path, where.line, where.column, where.path), symbol
+
+
+def _offset(ws: Workspace, path: Path, line: int, column: int | None, where: str) -> int:
+    index = _index(ws, path)
+    position = lsp_position(index, line, column, "utf-32", ws.paths.relative(path) or where)
+    return index.offset_for(position["line"], position["character"], "utf-32")
+
+
+def _index(ws: Workspace, path: Path) -> LineIndex:
+    index = ws.texts.index(ws.paths.uri(path))
+    if index is None:
+        raise ValueError(f"{ws.paths.relative(path)} cannot be read as UTF-8 text")
+    return index
+
+
+# -- outlines -------------------------------------------------------------------------------
+
+
+async def outline(ws: Workspace, path: Path) -> tuple[LspSession, list[Any]]:
+    """The document symbols of ``path`` from its first server that gives them."""
+    try:
+        _handle, session, symbols = await ws.first_answer(
+            path, "textDocument/documentSymbol", lambda s, uri: s.document_symbols(uri)
+        )
+    except LspError as error:
+        if error.code == ErrorCodes.MethodNotFound:
+            raise TargetNotFoundError(
+                ws.paths.relative(path),
+                f"no server for {ws.paths.relative(path)} gives document symbols, so names "
+                f"in it cannot be found; give a position (path:LINE:COL) instead",
+            ) from None
+        raise
+    return session, list(symbols)
+
+
+def to_symbol(
+    ws: Workspace,
+    session: LspSession,
+    uri: str,
+    raw: Mapping[str, Any],
+    name_path: str,
+    container: str | None,
+    depth: int | None = None,
+) -> Symbol:
+    """A :class:`Symbol` of a ``DocumentSymbol`` (its children down to ``depth`` levels)."""
+    encoding: Any = session.position_encoding or "utf-16"
+    whole = raw.get("range") or {}
+    selection = raw.get("selectionRange") or whole
+    children: list[Symbol] = []
+    if depth is None or depth > 1:
+        below = None if depth is None else depth - 1
+        for child in raw.get("children") or []:
+            child_path = f"{name_path}/{child['name']}"
+            children.append(to_symbol(ws, session, uri, child, child_path, name_path, below))
+    first = whole.get("start", {}).get("line", 0) + 1
+    last = whole.get("end", {}).get("line", 0) + 1
+    return Symbol(
+        name=raw["name"],
+        name_path=name_path,
+        kind=parsing.symbol_kind_name(raw.get("kind", 0)),
+        location=location(ws.paths, ws.texts, uri, selection, encoding, raw),
+        range_lines=(first, last),
+        container=container,
+        children=children,
+        raw=raw,
+    )
+
+
+async def symbols(
+    ws: Workspace, path: str | os.PathLike[str], depth: int | None
+) -> Results[Symbol]:
+    full = ws.file(path)
+    session, tree = await outline(ws, full)
+    uri = ws.paths.uri(full)
+    return Results(to_symbol(ws, session, uri, raw, raw["name"], None, depth) for raw in tree)
+
+
+# -- resolve ---------------------------------------------------------------------------------
+
+
+async def resolve(ws: Workspace, target: Target) -> Symbol:
+    if isinstance(target, Location):
+        path = ws.file(target.path)
+        return await _symbol_at(
+            ws, path, _offset(ws, path, target.line, target.column, str(target)), str(target)
+        )
+    parsed = parsing.parse_target(target)
+    if isinstance(parsed, parsing.PositionTarget):
+        path = ws.file(parsed.path)
+        offset = _offset(ws, path, parsed.line, parsed.column, parsed.path)
+        return await _symbol_at(ws, path, offset, str(parsed))
+    if isinstance(parsed, parsing.SymbolTarget):
+        path = ws.file(parsed.path)
+        session, tree = await outline(ws, path)
+        matches = parsing.find_in_outline(tree, parsed.names, parsed.index)
+        uri = ws.paths.uri(path)
+        found = [to_symbol(ws, session, uri, m.symbol, m.name_path, m.container) for m in matches]
+        if not found:
+            where = ws.paths.relative(path)
+            raise TargetNotFoundError(
+                target, parsing.describe_miss(tree, parsed.names, parsed.index, where)
+            )
+        return _one(target, found)
+    return await _by_name(ws, target, parsed)
+
+
+async def _symbol_at(ws: Workspace, path: Path, offset: int, shown: str) -> Symbol:
+    session, tree = await outline(ws, path)
+    uri = ws.paths.uri(path)
+    position = session.documents[uri].position_at(offset)
+    match = parsing.innermost_at(tree, position["line"], position["character"])
+    if match is None:
+        raise TargetNotFoundError(shown, f"no symbol of {ws.paths.relative(path)} holds {shown}")
+    return to_symbol(ws, session, uri, match.symbol, match.name_path, match.container)
+
+
+def _one(target: str, found: list[Symbol]) -> Symbol:
+    if len(found) == 1:
+        return found[0]
+    candidates = []
+    counts: dict[tuple[str, str], int] = {}
+    for symbol in found:
+        key = (symbol.location.path, symbol.name_path)
+        k = counts.get(key, 0)
+        counts[key] = k + 1
+        same = sum(1 for s in found if (s.location.path, s.name_path) == key)
+        suffix = f"[{k}]" if same > 1 else ""
+        candidates.append(
+            (symbol.kind, f"{symbol.location.path}#{symbol.name_path}{suffix}", symbol.location)
+        )
+    raise AmbiguousTargetError(target, candidates)
+
+
+async def _by_name(ws: Workspace, target: str, parsed: parsing.NameTarget) -> Symbol:
+    await prepare_whole(ws)
+    hits = await _workspace_symbols(ws, parsed.names[-1])
+    files: dict[str, None] = {}
+    for hit in hits:
+        where = hit.get("location")
+        if hit.get("name") == parsed.names[-1] and isinstance(where, Mapping):
+            uri = where.get("uri")
+            if isinstance(uri, str) and uri.startswith("file:"):
+                files[uri] = None
+    found: list[Symbol] = []
+    for uri in files:
+        path = ws.paths.absolute(ws.paths.display(uri))
+        if not ws.is_file(path):
+            continue
+        try:
+            session, tree = await outline(ws, path)
+        except TargetNotFoundError:
+            continue
+        own = ws.paths.uri(path)
+        for match in parsing.find_in_outline(tree, parsed.names, anchored=False):
+            found.append(
+                to_symbol(ws, session, own, match.symbol, match.name_path, match.container)
+            )
+    if parsed.index is not None:
+        found = found[parsed.index : parsed.index + 1]
+    if not found:
+        raise TargetNotFoundError(
+            target,
+            f"no symbol named {parsed.name_path} was found in the workspace "
+            f"({len(hits)} workspace/symbol hit{'s' * (len(hits) != 1)} for {parsed.names[-1]!r}, "
+            "none with that exact name path)",
+        )
+    return _one(target, found)
+
+
+async def _workspace_symbols(ws: Workspace, query: str) -> list[Any]:
+    """``workspace/symbol`` from the first server that answers it; an empty answer within a
+    server's ``progress_grace`` after its handshake is asked again (indexing)."""
+    handles = [h for h in ws.started() if h.state == "running"]
+    if not handles:
+        raise TargetNotFoundError(query, "no language server is running for this workspace")
+    try:
+        handle, session, hits = await ws.ask(
+            handles, "workspace/symbol", lambda s: s.workspace_symbols(query)
+        )
+    except LspError as error:
+        if error.code == ErrorCodes.MethodNotFound:
+            raise TargetNotFoundError(
+                query,
+                f"no server of this workspace answers workspace/symbol, so a bare name "
+                f"({query}) cannot be found; give path#{query} instead",
+            ) from None
+        raise
+    loop = asyncio.get_running_loop()
+    ready_at = session.ready_at or loop.time()
+    while not hits and loop.time() < ready_at + handle.spec.progress_grace:
+        await asyncio.sleep(SYMBOL_RETRY)
+        hits = await session.workspace_symbols(query)
+    return list(hits)
+
+
+async def prepare_whole(ws: Workspace) -> tuple[bool, ResultReason | None, bool]:
+    """Open the root's files the servers take (at most ``max_open_files``) and wait for the
+    servers' readiness, so that answers do not depend on which files happen to be open.
+
+    Returns whether every file could be opened, the reason when not, and whether some
+    server timed out getting ready.
+    """
+    await ws.sync_disk()
+    files = ws.root_files()
+    complete: bool = True
+    reason: ResultReason | None = None
+    if len(files) > ws.max_open_files:
+        files = files[: ws.max_open_files]
+        complete, reason = False, "too_many_files"
+    for path in files:
+        if ws.paths.uri(path) not in ws._open:
+            await ws.open(path)
+    timed_out = False
+    began = time.monotonic()
+    for handle in ws.started():
+        if handle.state == "running":
+            from .checking import _ready
+
+            readiness = await _ready(handle, began, ws.timeout)
+            timed_out = timed_out or readiness.state == "timed_out"
+    return complete, reason, timed_out
+
+
+def _not_ready(handles: Sequence[ServerHandle]) -> bool:
+    now = time.monotonic()
+    return any(h.readiness.check(now).state == "waiting" for h in handles)
+
+
+# -- locations --------------------------------------------------------------------------------
+
+
+async def locations(ws: Workspace, target: Target, kind: str) -> Results[Location]:
+    path, offset, _symbol = await target_offset(ws, target)
+    method = _LOCATION_METHODS[kind]
+    handle, session, found = await ws.first_answer(
+        path, method, lambda s, uri: getattr(s, kind)(uri, offset), non_empty=True
+    )
+    encoding: Any = session.position_encoding or "utf-16"
+    result = Results(
+        location(ws.paths, ws.texts, item["uri"], item["range"], encoding, item) for item in found
+    )
+    if not result and _not_ready([handle]):
+        result.complete, result.reason = False, "not_ready"
+    return result
+
+
+async def references(
+    ws: Workspace, target: Target, include_declaration: bool, context: int
+) -> Results[Reference]:
+    complete, reason, timed_out = await prepare_whole(ws)
+    path, offset, symbol = await target_offset(ws, target)
+    handle, session, found = await ws.first_answer(
+        path,
+        "textDocument/references",
+        lambda s, uri: s.references(uri, offset, include_declaration=True),
+    )
+    encoding: Any = session.position_encoding or "utf-16"
+    declarations: set[tuple[str, int, int]] = set()
+    if not include_declaration:
+        if symbol is not None:
+            declarations.add((symbol.location.path, symbol.location.line, symbol.location.column))
+        else:
+            try:
+                for place in await locations(ws, _at(ws, path, offset), "definition"):
+                    declarations.add((place.path, place.line, place.column))
+            except LspError:
+                pass
+    outlines: dict[str, list[Any] | None] = {}
+    result: Results[Reference] = Results(complete=complete, reason=reason)
+    for item in found:
+        place = location(ws.paths, ws.texts, item["uri"], item["range"], encoding, item)
+        if (place.path, place.line, place.column) in declarations:
+            continue
+        container = await _container(ws, outlines, item, place)
+        result.append(Reference(place, container, _context(ws, item["uri"], place.line, context)))
+    if not result and (timed_out or _not_ready([handle])):
+        result.complete, result.reason = False, "not_ready"
+    return result
+
+
+def _at(ws: Workspace, path: Path, offset: int) -> Location:
+    index = _index(ws, path)
+    line = index.line_of(offset)
+    column = offset - index.line_start(line) + 1
+    return Location(ws.paths.relative(path), line + 1, column, line + 1, column)
+
+
+async def _container(
+    ws: Workspace, outlines: dict[str, list[Any] | None], item: Mapping[str, Any], place: Location
+) -> str | None:
+    uri = item["uri"]
+    if uri not in outlines:
+        path = ws.paths.absolute(place.path)
+        try:
+            _session, tree = await outline(ws, path) if path.is_file() else (None, None)
+        except (LspError, ValueError):
+            tree = None
+        outlines[uri] = tree
+    tree = outlines[uri]
+    if not tree:
+        return None
+    start = item["range"]["start"]
+    match = parsing.innermost_at(tree, start["line"], start["character"])
+    return None if match is None else match.name_path
+
+
+def _context(ws: Workspace, uri: str, line: int, context: int) -> tuple[str, ...]:
+    index = ws.texts.index(uri)
+    if index is None:
+        return ()
+    first, last = max(1, line - context), min(index.line_count, line + context)
+    return tuple(
+        index.text[index.line_start(n - 1) : index.line_end(n - 1)] for n in range(first, last + 1)
+    )
+
+
+# -- search, calls, hover ----------------------------------------------------------------------
+
+
+async def find(ws: Workspace, query: str, limit: int) -> Results[Symbol]:
+    complete, reason, timed_out = await prepare_whole(ws)
+    hits = await _workspace_symbols(ws, query)
+    handles = [h for h in ws.started() if h.state == "running"]
+    session = await handles[0].session()
+    encoding: Any = session.position_encoding or "utf-16"
+    result: Results[Symbol] = Results(complete=complete, reason=reason)
+    for hit in hits[:limit]:
+        where = hit.get("location") or {}
+        uri = where.get("uri", "")
+        whole = where.get("range") or {
+            "start": {"line": 0, "character": 0},
+            "end": {"line": 0, "character": 0},
+        }
+        container = hit.get("containerName") or None
+        result.append(
+            Symbol(
+                name=hit["name"],
+                name_path=f"{container}/{hit['name']}" if container else hit["name"],
+                kind=parsing.symbol_kind_name(hit.get("kind", 0)),
+                location=location(ws.paths, ws.texts, uri, whole, encoding, hit),
+                range_lines=(whole["start"]["line"] + 1, whole["end"]["line"] + 1),
+                container=container,
+                raw=hit,
+            )
+        )
+    if not result and timed_out:
+        result.complete, result.reason = False, "not_ready"
+    return result
+
+
+async def calls(ws: Workspace, target: Target, *, incoming: bool) -> Results[Symbol]:
+    complete, reason, timed_out = await prepare_whole(ws)
+    path, offset, _symbol = await target_offset(ws, target)
+    handle, session, items = await ws.first_answer(
+        path,
+        "textDocument/prepareCallHierarchy",
+        lambda s, uri: s.prepare_call_hierarchy(uri, offset),
+    )
+    result: Results[Symbol] = Results(complete=complete, reason=reason)
+    if not items:
+        if timed_out or _not_ready([handle]):
+            result.complete, result.reason = False, "not_ready"
+        return result
+    try:
+        if incoming:
+            found: list[Any] = [c["from"] for c in await session.incoming_calls(items[0])]
+        else:
+            found = [c["to"] for c in await session.outgoing_calls(items[0])]
+    except LspError as error:
+        raise handle.translate(error) from error
+    encoding: Any = session.position_encoding or "utf-16"
+    for item in found:
+        whole = item["range"]
+        result.append(
+            Symbol(
+                name=item["name"],
+                name_path=item["name"],
+                kind=parsing.symbol_kind_name(item.get("kind", 0)),
+                location=location(
+                    ws.paths,
+                    ws.texts,
+                    item["uri"],
+                    item.get("selectionRange", whole),
+                    encoding,
+                    item,
+                ),
+                range_lines=(whole["start"]["line"] + 1, whole["end"]["line"] + 1),
+                container=item.get("detail") or None,
+                raw=item,
+            )
+        )
+    return result
+
+
+async def hover(ws: Workspace, target: Target) -> str | None:
+    path, offset, _symbol = await target_offset(ws, target)
+    _handle, _session, answer = await ws.first_answer(
+        path, "textDocument/hover", lambda s, uri: s.hover(uri, offset), non_empty=True
+    )
+    if not answer:
+        return None
+    value = answer["contents"]["value"]
+    return value if isinstance(value, str) and value.strip() else None

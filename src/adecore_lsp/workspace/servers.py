@@ -1,0 +1,396 @@
+"""One language server of a workspace, for one root: started on first use, restarted when it
+crashes (within a budget), its readiness and the finality of its diagnostics tracked.
+
+Concurrent callers share one start. The start, the handshake and each wait have deadlines
+of their own. A server that dies fails what was pending with an ``LspError`` quoting its last
+stderr lines; the next call starts it again, documents re-opened, while fewer than
+``max_restarts`` crashes happened in the last minute, and raises ``ServerCrashedError`` after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections import deque
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import ErrorCodes, LspError, ServerCrashedError, ServerNotFoundError
+from ..options import SessionState
+from ..paths import path_to_uri, uri_to_path
+from ..protocol.finality import DiagnosticsFinality, Mode
+from ..protocol.readiness import ReadinessTracker
+from ..session import LspSession
+from ..transports.process import ServerProcess, spawn_server
+from .model import ServerStatus
+from .registry import ServerSpec
+from .tracing import Trace, TracingTransport
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+CRASH_WINDOW = 60.0
+"""Crashes older than this many seconds no longer count against ``max_restarts``."""
+
+STDERR_QUOTED = 12
+"""How many of a crashed server's last stderr lines its errors quote."""
+
+PULL_REGISTRATION_WAIT = 1.0
+"""How long a start waits for a pulling server to register ``textDocument/diagnostic``."""
+
+
+def canonical_uri(uri: str) -> str:
+    """One spelling per file: servers spell the same path differently (``+`` or ``%2B``)."""
+    try:
+        return path_to_uri(uri_to_path(uri))
+    except ValueError:
+        return uri
+
+
+class Signal:
+    """Wakes every waiter when something a wait may be waiting for happened."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+
+    def fire(self) -> None:
+        self._event.set()
+        self._event = asyncio.Event()
+
+    async def wait(self, timeout: float | None) -> None:
+        """Return when fired, or after ``timeout`` seconds (``None``: only when fired)."""
+        event = self._event
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+
+
+class ServerHandle:
+    """A server of a workspace for one root (see the module's docstring)."""
+
+    def __init__(
+        self,
+        spec: ServerSpec,
+        root: Path,
+        executable: str,
+        *,
+        timeout: float,
+        max_restarts: int,
+        trace: Trace | None,
+        changed: Signal,
+    ) -> None:
+        self.spec = spec
+        self.root = root
+        self.executable = executable
+        self.timeout = timeout
+        self.max_restarts = max_restarts
+        self.trace = trace
+        self.changed = changed
+        self.state: str = "stopped"
+        self.restarts = 0
+        self.process: ServerProcess | None = None
+        self.live: LspSession | None = None
+        self.readiness = self._new_readiness(time.monotonic())
+        self.finality = DiagnosticsFinality(spec.settle)
+        self.documents: dict[str, tuple[str, str]] = {}  # uri -> (language id, text)
+        self._crashes: deque[float] = deque()
+        self._starting: asyncio.Future[LspSession] | None = None
+        self._started_at = 0.0
+        self._stopping = False
+        self._last_stderr = ""
+        self._watcher: asyncio.Task[None] | None = None
+
+    def _new_readiness(self, now: float) -> ReadinessTracker:
+        spec = self.spec
+        return ReadinessTracker(
+            source=spec.readiness,
+            ready_registration=spec.ready_registration,
+            progress_grace=spec.progress_grace,
+            settle=spec.settle,
+            initialized_at=now,
+        )
+
+    # -- life --------------------------------------------------------------------------
+
+    async def session(self) -> LspSession:
+        """The running session, starting the server first if it is not running."""
+        live = self.live
+        if live is not None and self.state == "running" and live.state is SessionState.READY:
+            return live
+        if self._starting is None:
+            if self.state == "crashed":
+                self._check_budget()
+                self.restarts += 1
+            self._starting = asyncio.ensure_future(self._start())
+            self._starting.add_done_callback(self._started)
+        return await asyncio.shield(self._starting)
+
+    def _started(self, future: asyncio.Future[LspSession]) -> None:
+        self._starting = None
+        if not future.cancelled():
+            future.exception()  # retrieved here; each caller gets it from the shield
+
+    def _check_budget(self) -> None:
+        now = time.monotonic()
+        while self._crashes and now - self._crashes[0] > CRASH_WINDOW:
+            self._crashes.popleft()
+        if len(self._crashes) >= self.max_restarts:
+            raise ServerCrashedError(
+                self.spec.id,
+                f"the language server {self.spec.id} crashed {len(self._crashes)} times in the "
+                f"last minute (the limit is {self.max_restarts}); not starting it again",
+                self._last_stderr,
+            )
+
+    async def _start(self) -> LspSession:
+        spec = self.spec
+        self.state = "starting"
+        self._stopping = False
+        env = {**os.environ, **spec.env} if spec.env else None
+        try:
+            process = await spawn_server(
+                [self.executable, *spec.command[1:]], cwd=self.root, env=env
+            )
+        except (FileNotFoundError, PermissionError) as error:
+            self.state = "stopped"
+            raise ServerNotFoundError(spec.id, spec.install, str(error)) from error
+        self.process = process
+        transport = process.transport
+        if self.trace is not None:
+            transport = TracingTransport(transport, self.trace, spec.id)
+        session = LspSession(transport, **self._session_options())
+        self._listen(session)
+        try:
+            await asyncio.wait_for(session.initialize(), self.timeout)
+            if spec.pull_diagnostics:
+                await session.wait_for_capability(
+                    "textDocument/diagnostic", timeout=PULL_REGISTRATION_WAIT
+                )
+        except BaseException as error:
+            await self._discard(session, process)
+            if isinstance(error, asyncio.TimeoutError):
+                raise self._failure(
+                    f"the language server {spec.id} did not finish its handshake within "
+                    f"{self.timeout:g} s"
+                ) from None
+            if isinstance(error, LspError):
+                raise self._failure(
+                    f"the language server {spec.id} failed to start: {error.message}"
+                ) from error
+            raise
+        self.live = session
+        self._started_at = time.monotonic()
+        self.state = "running"
+        self._watcher = asyncio.ensure_future(self._watch(process))
+        for uri, (language_id, text) in self.documents.items():
+            session.open_document(uri, language_id, text)
+            self._expect(session, uri)
+        self.changed.fire()
+        return session
+
+    def _session_options(self) -> dict[str, Any]:
+        spec = self.spec
+        options: dict[str, Any] = {
+            "root_uri": path_to_uri(self.root),
+            "configuration": spec.settings,
+            "initialization_options": spec.initialization_options,
+            "apply_edits": True,
+            "pull_diagnostics": spec.pull_diagnostics,
+            "timeout": self.timeout,
+        }
+        if spec.shutdown_timeout is not None:
+            options["shutdown_timeout"] = spec.shutdown_timeout
+        if spec.position_encodings is not None:
+            options["position_encodings"] = spec.position_encodings
+        if spec.readiness == "server_status":
+            options["capabilities"] = {"experimental": {"serverStatusNotification": True}}
+        if spec.empty_configuration:
+            settings = spec.settings
+            options["on_configuration"] = lambda item: _section(settings, item)
+        return options
+
+    def _listen(self, session: LspSession) -> None:
+        now = time.monotonic
+
+        def progress(params: Any) -> None:
+            if isinstance(params, Mapping):
+                self.readiness.progress(params.get("token"), params.get("value"), now())
+                self.finality.progress_active(self.readiness.active_progress(), now())
+                self.changed.fire()
+
+        def created(params: Any, _cancelled: Any) -> None:
+            if isinstance(params, Mapping):
+                self.readiness.progress_created(params.get("token"), now())
+                self.finality.progress_active(self.readiness.active_progress(), now())
+                self.changed.fire()
+
+        def status(params: Any) -> None:
+            self.readiness.server_status(params, now())
+            self.changed.fire()
+
+        def registered(method: str) -> None:
+            if session.supports(method):
+                self.readiness.registered(method, now())
+                self.changed.fire()
+
+        def pushed(params: Any) -> None:
+            if not isinstance(params, Mapping) or not isinstance(params.get("uri"), str):
+                return
+            version = params.get("version")
+            items = params.get("diagnostics")
+            self.finality.pushed(
+                canonical_uri(params["uri"]),
+                version if type(version) is int else None,
+                items if isinstance(items, list) else [],
+                now(),
+            )
+            self.changed.fire()
+
+        session.on_progress(progress)
+        session.on_request("window/workDoneProgress/create", created)
+        session.on_notification("experimental/serverStatus", status)
+        session.on_capabilities_changed(registered)
+        session.on_notification("textDocument/publishDiagnostics", pushed)
+        self.readiness = self._new_readiness(now())
+
+    async def _watch(self, process: ServerProcess) -> None:
+        await process.wait()
+        if self._stopping or self.process is not process:
+            return
+        self._last_stderr = "\n".join(process.stderr_lines[-STDERR_QUOTED:])
+        self._crashes.append(time.monotonic())
+        self.state = "crashed"
+        self.live = None
+        self.changed.fire()
+
+    async def _discard(self, session: LspSession, process: ServerProcess) -> None:
+        self._stopping = True
+        self._last_stderr = "\n".join(process.stderr_lines[-STDERR_QUOTED:])
+        process.transport.close()
+        await process.aclose(grace_period=0.5)
+        self.state = "stopped"
+        self.process = None
+        self.live = None
+
+    async def stop(self) -> None:
+        """Shut the server down (``shutdown``, ``exit``, then signals); idempotent."""
+        self._stopping = True
+        starting = self._starting
+        if starting is not None:
+            await asyncio.wait((starting,))
+        session, process = self.live, self.process
+        self.live = None
+        self.process = None
+        if session is not None:
+            try:
+                await session.shutdown()
+            except LspError:
+                pass
+        if process is not None:
+            await process.aclose()
+        if self._watcher is not None:
+            self._watcher.cancel()
+        if self.state != "crashed":
+            self.state = "stopped"
+
+    async def restart(self) -> LspSession:
+        """Stop the server and start it again at once, documents re-opened."""
+        await self.stop()
+        self.state = "stopped"
+        self.restarts += 1
+        return await self.session()
+
+    def _failure(self, message: str) -> LspError:
+        quoted = f"\nits last stderr lines:\n{self._last_stderr}" if self._last_stderr else ""
+        return LspError(ErrorCodes.InternalError, f"{message}{quoted}")
+
+    def translate(self, error: LspError) -> LspError:
+        """What a failed call raises: quoting the server's stderr when it has crashed."""
+        process = self.process
+        crashed = self.state == "crashed" or (
+            process is not None and process.returncode is not None
+        )
+        if not crashed:
+            return error
+        lines = self._last_stderr or (
+            "\n".join(process.stderr_lines[-STDERR_QUOTED:]) if process is not None else ""
+        )
+        quoted = f"\nits last stderr lines:\n{lines}" if lines else ""
+        translated = LspError(
+            ErrorCodes.InternalError,
+            f"the language server {self.spec.id} crashed: {error.message}{quoted}",
+        )
+        translated.__cause__ = error
+        return translated
+
+    def status(self) -> ServerStatus:
+        process = self.process
+        pid = process.pid if process is not None else None
+        uptime = time.monotonic() - self._started_at if self.state == "running" else 0.0
+        return ServerStatus(
+            id=self.spec.id,
+            pid=pid,
+            state=self.state,  # type: ignore[arg-type]
+            restarts=self.restarts,
+            rss_bytes=_rss(pid) if pid is not None and self.state == "running" else None,
+            uptime=uptime,
+            root=str(self.root),
+        )
+
+    # -- documents ---------------------------------------------------------------------
+
+    def open(self, session: LspSession, uri: str, language_id: str, text: str) -> None:
+        """Open (or bring up to date) ``uri`` in the server, expecting final diagnostics."""
+        known = self.documents.get(uri)
+        self.documents[uri] = (language_id, text)
+        document = session.documents.get(uri)
+        if document is None:
+            session.open_document(uri, language_id, text)
+        elif known is not None and document.text == text:
+            return
+        else:
+            session.change_document(uri, text)
+        self._expect(session, uri)
+
+    def close(self, uri: str) -> None:
+        self.documents.pop(uri, None)
+        self.finality.closed(uri)
+        session = self.live
+        if session is not None and uri in session.documents:
+            session.close_document(uri)
+
+    def _expect(self, session: LspSession, uri: str) -> None:
+        mode: Mode = "pull" if session.supports("textDocument/diagnostic", uri) else "push"
+        self.finality.expect(uri, session.documents[uri].version, time.monotonic(), mode)
+
+    def stderr_tail(self) -> str:
+        process = self.process
+        if process is not None:
+            return "\n".join(process.stderr_lines[-STDERR_QUOTED:])
+        return self._last_stderr
+
+
+def _section(settings: Mapping[str, Any], item: Mapping[str, Any]) -> Any:
+    """A configuration answer that is ``{}`` rather than ``null`` for a missing section."""
+    section = item.get("section")
+    if not section:
+        return dict(settings)
+    value: Any = settings
+    for part in str(section).split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return {}
+        value = value[part]
+    return value
+
+
+def _rss(pid: int) -> int | None:
+    """The resident memory of process ``pid`` in bytes, where the system tells (Linux)."""
+    try:
+        with open(f"/proc/{pid}/statm", encoding="ascii") as file:
+            pages = int(file.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE")

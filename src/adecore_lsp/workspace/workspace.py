@@ -1,0 +1,468 @@
+"""``Workspace``: one folder of code, spoken about in people's units.
+
+It knows which servers to start for which files (the registry, the project's configuration,
+or the servers pinned), starts them lazily, one per (server, root), keeps the open files in
+step with the disk, and hands each call to a small module: :mod:`.checking` (diagnostics
+known final, edits and their delta), :mod:`.navigation` (targets and what they name) and
+:mod:`.editing` (edit plans and their atomic apply).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from ..errors import ErrorCodes, LspError, ServerNotFoundError
+from ..features.apply import _replace_contents
+from ..session import LspSession
+from . import checking, editing, navigation
+from .files import DiskState, read_text, root_files
+from .model import (
+    AppliedPlan,
+    DiagnosticsDelta,
+    DiagnosticsReport,
+    EditPlan,
+    Location,
+    Readiness,
+    Reference,
+    Results,
+    ServerStatus,
+    Symbol,
+)
+from .registry import Registry, ServerSpec
+from .servers import ServerHandle, Signal
+from .tracing import Trace
+from .units import Paths, Texts
+
+__all__ = ["Workspace"]
+
+Target = str | Location
+"""A target: ``path:LINE[:COL]``, ``path#Name/path[k]``, a bare name, or a Location."""
+
+_WATCHED = "workspace/didChangeWatchedFiles"
+
+
+@dataclass
+class OpenFile:
+    """A file the workspace has open: its text, what the disk was, whether it is unsaved."""
+
+    path: Path
+    text: str
+    disk: DiskState | None
+    unsaved: bool = False
+
+
+class Workspace:
+    """Language servers for one folder of code (see the module's docstring).
+
+    ``async with Workspace(root) as ws:`` starts nothing; leaving the block shuts every
+    server down. Paths are relative to ``root`` or absolute.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        servers: Sequence[str | ServerSpec] | None = None,
+        registry: Registry | None = None,
+        timeout: float = 30.0,
+        trace: str | os.PathLike[str] | IO[bytes] | None = None,
+        max_restarts: int = 3,
+        max_open_files: int = 2000,
+    ) -> None:
+        folder = Path(root).expanduser()
+        if not folder.is_dir():
+            raise ValueError(f"the workspace root {folder} is not a folder")
+        self.root = folder.resolve()
+        self.paths = Paths(self.root)
+        base = registry if registry is not None else Registry.default()
+        self.registry, project_servers = base.for_project(self.root)
+        self._pinned: list[ServerSpec] | None = None
+        chosen = servers if servers is not None else project_servers
+        if chosen is not None:
+            self._pinned = [
+                spec if isinstance(spec, ServerSpec) else self.registry.get(spec) for spec in chosen
+            ]
+        self.timeout = timeout
+        self.max_restarts = max_restarts
+        self.max_open_files = max_open_files
+        self._trace = Trace(trace) if trace is not None else None
+        self.changed = Signal()
+        self._handles: dict[tuple[str, Path], ServerHandle] = {}
+        self._open: dict[str, OpenFile] = {}
+        self.texts = Texts(self._current_text)
+        self._closed = False
+
+    async def __aenter__(self) -> Workspace:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Shut every server down; shielded, so an interrupted program still ends them."""
+        if self._closed:
+            return
+        self._closed = True
+        handles = list(self._handles.values())
+        if handles:
+            stopping = asyncio.gather(
+                *(handle.stop() for handle in handles), return_exceptions=True
+            )
+            await asyncio.shield(stopping)
+        if self._trace is not None:
+            self._trace.close()
+
+    # -- servers -------------------------------------------------------------------------
+
+    def specs_for(self, path: Path) -> list[ServerSpec]:
+        """The servers that take ``path``, in order (pinned, the project's, or the first
+        installed one of the registry's).
+
+        Raises:
+            ServerNotFoundError: the registry knows servers for the file but none is installed.
+        """
+        if self._pinned is not None:
+            return [spec for spec in self._pinned if spec.language_id(str(path)) is not None]
+        candidates = self.registry.for_path(str(path), self.root)
+        if not candidates:
+            return []
+        first = candidates[0]
+        if self.registry.which(first, self.root) is None:
+            raise ServerNotFoundError(first.id, first.install, f"it would check {path.name}")
+        return [first]
+
+    def takes(self, path: Path) -> bool:
+        """Whether an installed server of this workspace takes ``path``."""
+        try:
+            specs = self.specs_for(path)
+        except ServerNotFoundError:
+            return False
+        return any(self.registry.which(spec, self.root) is not None for spec in specs)
+
+    def handles_for(self, path: Path) -> list[ServerHandle]:
+        """The server handles for ``path`` (made, not started)."""
+        handles = []
+        for spec in self.specs_for(path):
+            root = self._server_root(spec, path)
+            key = (spec.id, root)
+            handle = self._handles.get(key)
+            if handle is None:
+                executable = self.registry.require(spec, self.root)
+                handle = ServerHandle(
+                    spec,
+                    root,
+                    executable,
+                    timeout=self.timeout,
+                    max_restarts=self.max_restarts,
+                    trace=self._trace,
+                    changed=self.changed,
+                )
+                self._handles[key] = handle
+            handles.append(handle)
+        return handles
+
+    def _server_root(self, spec: ServerSpec, path: Path) -> Path:
+        """The nearest folder from ``path`` up to the root holding one of the spec's root
+        markers; the workspace's root without one."""
+        if spec.root_markers:
+            folder = path.parent
+            while folder != self.root and self.root in folder.parents:
+                if any((folder / marker).exists() for marker in spec.root_markers):
+                    return folder
+                folder = folder.parent
+        return self.root
+
+    async def session_for(self, path: str | os.PathLike[str]) -> LspSession:
+        """The session of the first server for ``path``, started if it is not running."""
+        full = self.paths.absolute(path)
+        handles = self.handles_for(full)
+        if not handles:
+            raise ValueError(
+                f"no language server of this workspace takes {self.paths.relative(full)}"
+            )
+        return await handles[0].session()
+
+    @property
+    def running(self) -> list[ServerStatus]:
+        """Every server this workspace has started: id, pid, state, restarts, memory, uptime."""
+        return [
+            handle.status()
+            for handle in self._handles.values()
+            if handle.state != "stopped" or handle.restarts
+        ]
+
+    async def restart(self, server: str | None = None) -> list[ServerStatus]:
+        """Restart one server (by id) or every one, documents re-opened."""
+        handles = [h for h in self._handles.values() if server is None or h.spec.id == server]
+        if server is not None and not handles:
+            started = sorted({h.spec.id for h in self._handles.values()})
+            raise ValueError(f"no server {server!r} has been started here; started: {started}")
+        await asyncio.gather(*(handle.restart() for handle in handles))
+        return [handle.status() for handle in handles]
+
+    # -- files ---------------------------------------------------------------------------
+
+    def _current_text(self, uri: str) -> str | None:
+        known = self._open.get(uri)
+        return None if known is None else known.text
+
+    def file(self, path: str | os.PathLike[str]) -> Path:
+        """The absolute path of an existing file.
+
+        Raises:
+            ValueError: a path that is not a file, naming it.
+        """
+        full = self.paths.absolute(path)
+        if not full.is_file():
+            raise ValueError(f"{self.paths.relative(full)} is not a file (the root is {self.root})")
+        return full
+
+    async def open(self, path: str | os.PathLike[str]) -> list[ServerHandle]:
+        """Open ``path`` in every server that takes it; the handles that have it."""
+        full = self.file(path)
+        uri = self.paths.uri(full)
+        known = self._open.get(uri)
+        if known is None:
+            disk = DiskState.of(full)
+            known = OpenFile(full, read_text(full), disk)
+            self._open[uri] = known
+        return await self._send(full, uri, known.text)
+
+    async def _send(self, full: Path, uri: str, text: str) -> list[ServerHandle]:
+        handles = self.handles_for(full)
+        sessions = await asyncio.gather(*(handle.session() for handle in handles))
+        for handle, session in zip(handles, sessions, strict=False):
+            language_id = handle.spec.language_id(str(full)) or "plaintext"
+            handle.open(session, uri, language_id, text)
+        self.texts.forget(uri)
+        return handles
+
+    async def update(self, path: str | os.PathLike[str], text: str) -> None:
+        """Give the servers a new, unsaved text of ``path`` (the disk is left alone)."""
+        full = self.paths.absolute(path)
+        uri = self.paths.uri(full)
+        self._open[uri] = OpenFile(full, text, DiskState.of(full), unsaved=True)
+        await self._send(full, uri, text)
+
+    async def close(self, path: str | os.PathLike[str]) -> None:
+        """Close ``path`` in every server that has it open."""
+        full = self.paths.absolute(path)
+        uri = self.paths.uri(full)
+        self._open.pop(uri, None)
+        self.texts.forget(uri)
+        for handle in self._handles.values():
+            if uri in handle.documents:
+                handle.close(uri)
+
+    async def write(self, path: Path, text: str) -> None:
+        """Write ``text`` to ``path`` atomically and send it to the servers that take it."""
+        _replace_contents(path, text.encode("utf-8"))
+        await self.adopt(path, text)
+
+    async def adopt(self, path: Path, text: str) -> None:
+        """Take ``text`` as what ``path`` now holds on disk, and send it to its servers."""
+        uri = self.paths.uri(path)
+        self._open[uri] = OpenFile(path, text, DiskState.of(path))
+        await self._send(path, uri, text)
+
+    async def sync_disk(self) -> None:
+        """Send the servers the new text of every open file that changed on disk (an update
+        not yet saved is kept), and ``didChangeWatchedFiles`` where they registered for it."""
+        changes: list[tuple[str, int]] = []
+        for uri, known in list(self._open.items()):
+            if known.unsaved:
+                continue
+            disk = DiskState.of(known.path)
+            if disk == known.disk:
+                continue
+            if disk is None:
+                await self.close(known.path)
+                changes.append((uri, 3))
+                continue
+            try:
+                text = read_text(known.path)
+            except (OSError, ValueError):
+                continue
+            known.disk = disk
+            changes.append((uri, 2))
+            if text != known.text:
+                known.text = text
+                await self._send(known.path, uri, text)
+        if changes:
+            events = [{"uri": uri, "type": kind} for uri, kind in changes]
+            for handle in self._handles.values():
+                session = handle.live
+                if session is not None and session.supports(_WATCHED):
+                    session.notify(_WATCHED, {"changes": events})
+
+    @staticmethod
+    def is_file(path: Path) -> bool:
+        """Whether ``path`` is a file (a stat: quick enough to call from the loop)."""
+        return path.is_file()
+
+    def root_files(self) -> list[Path]:
+        """The root's files that an installed server of this workspace takes."""
+        return root_files(self.root, self.takes)
+
+    # -- readiness -----------------------------------------------------------------------
+
+    async def ready(self, path_or_id: str | os.PathLike[str], *, timeout: float = 60) -> Readiness:
+        """Wait until the server (by id) or the servers of a file are ready; see Readiness."""
+        return await checking.ready(self, path_or_id, timeout)
+
+    # -- diagnostics -----------------------------------------------------------------------
+
+    async def diagnostics(
+        self, paths: Sequence[str | os.PathLike[str]] | None = None, *, timeout: float = 30
+    ) -> DiagnosticsReport:
+        """The diagnostics of ``paths`` (every file of the root by default), known final for
+        their current text; a timeout says so per file and keeps the stale items."""
+        return await checking.diagnostics(self, paths, timeout)
+
+    async def edit(
+        self, path: str | os.PathLike[str], new_text: str, *, save: bool = True
+    ) -> DiagnosticsDelta:
+        """Change ``path`` (on disk too with ``save``) and return what changed in its
+        diagnostics, lines that only moved forgiven."""
+        return await checking.edit(self, path, new_text, save=save)
+
+    # -- navigation ------------------------------------------------------------------------
+
+    async def resolve(self, target: Target) -> Symbol:
+        """The one symbol ``target`` names (an error lists the candidates of several)."""
+        return await navigation.resolve(self, target)
+
+    async def definition(self, target: Target) -> Results[Location]:
+        return await navigation.locations(self, target, "definition")
+
+    async def type_definition(self, target: Target) -> Results[Location]:
+        return await navigation.locations(self, target, "type_definition")
+
+    async def implementation(self, target: Target) -> Results[Location]:
+        return await navigation.locations(self, target, "implementation")
+
+    async def references(
+        self, target: Target, *, include_declaration: bool = False, context: int = 0
+    ) -> Results[Reference]:
+        """Every use of what ``target`` names, each with its container and context lines."""
+        return await navigation.references(self, target, include_declaration, context)
+
+    async def symbols(
+        self, path: str | os.PathLike[str], *, depth: int | None = None
+    ) -> Results[Symbol]:
+        """The outline of ``path`` as a tree of symbols, ``depth`` levels deep (all: None)."""
+        return await navigation.symbols(self, path, depth)
+
+    async def find(self, query: str, *, limit: int = 50) -> Results[Symbol]:
+        """Symbols of the whole workspace whose name matches ``query`` (``workspace/symbol``)."""
+        return await navigation.find(self, query, limit)
+
+    async def callers(self, target: Target) -> Results[Symbol]:
+        return await navigation.calls(self, target, incoming=True)
+
+    async def callees(self, target: Target) -> Results[Symbol]:
+        return await navigation.calls(self, target, incoming=False)
+
+    async def hover(self, target: Target) -> str | None:
+        """What the server says about ``target``, as markdown, or ``None``."""
+        return await navigation.hover(self, target)
+
+    # -- edits -----------------------------------------------------------------------------
+
+    async def rename(self, target: Target, new_name: str) -> EditPlan:
+        """The plan of renaming what ``target`` names; nothing is written."""
+        return await editing.rename(self, target, new_name)
+
+    async def format(
+        self, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+    ) -> EditPlan:
+        """The plan of formatting ``paths``; nothing is written."""
+        return await editing.format_files(self, paths)
+
+    async def fix(
+        self,
+        paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+        *,
+        only: str = "source.fixAll",
+    ) -> EditPlan:
+        """The plan of the servers' fix-all code action on ``paths``; nothing is written."""
+        return await editing.fix(self, paths, only)
+
+    async def apply(self, plan: EditPlan) -> AppliedPlan:
+        """Write a plan, all or nothing (refused if a file changed since), then return the
+        diagnostics delta it caused."""
+        return await editing.apply(self, plan)
+
+    # -- calls to servers --------------------------------------------------------------------
+
+    async def first_answer(
+        self, path: Path, method: str, call: Any, *, non_empty: bool = False
+    ) -> tuple[ServerHandle, LspSession, Any]:
+        """Ask the servers of ``path`` in order: the first that supports ``method`` answers
+        (with ``non_empty``, the first whose answer is not empty). Returns the server, its
+        session and the answer.
+
+        Raises:
+            LspError: ``MethodNotFound`` naming the method and the servers asked.
+        """
+        await self.sync_disk()
+        handles = await self.open(path)
+        uri = self.paths.uri(path)
+        return await self.ask(handles, method, lambda session: call(session, uri), uri, non_empty)
+
+    async def ask(
+        self,
+        handles: Sequence[ServerHandle],
+        method: str,
+        call: Any,
+        uri: str | None = None,
+        non_empty: bool = False,
+    ) -> tuple[ServerHandle, LspSession, Any]:
+        """:meth:`first_answer` over ``handles`` for a call that names no file (or ``uri``)."""
+        asked: list[str] = []
+        found: tuple[ServerHandle, LspSession, Any] | None = None
+        for handle in handles:
+            session = await handle.session()
+            asked.append(handle.spec.id)
+            if not session.supports(method, uri) and not await session.wait_for_capability(
+                method, uri, timeout=_grace_left(session)
+            ):
+                continue
+            try:
+                result = await call(session)
+            except LspError as error:
+                raise handle.translate(error) from error
+            if not non_empty or result:
+                return handle, session, result
+            if found is None:
+                found = handle, session, result
+        if found is not None:
+            return found
+        where = f" of {self.paths.display(uri)}" if uri is not None else ""
+        raise LspError(
+            ErrorCodes.MethodNotFound,
+            f"no server{where} answers {method} (asked: {', '.join(asked) or 'none'})",
+        )
+
+    def started(self) -> list[ServerHandle]:
+        """The handles of every server made so far, in the order they were made."""
+        return list(self._handles.values())
+
+
+def _grace_left(session: LspSession) -> float:
+    """What is left of the registration grace after the session's handshake."""
+    ready_at = session.ready_at
+    if ready_at is None:
+        return 0.0
+    return max(0.0, ready_at + 1.0 - asyncio.get_running_loop().time())
