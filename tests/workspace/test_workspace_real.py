@@ -6,7 +6,11 @@ small Python project; clangd (versioned push) on C; TypeScript 7 (pull only).
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -260,3 +264,43 @@ async def test_missing_server_and_unsupported_file(
         assert report.reason == "unsupported"
         with pytest.raises(LspError, match="textDocument/definition"):
             await ws.definition("app.py:2:6")
+
+
+async def test_trace_has_every_message(project: Path, tmp_path: Path) -> None:
+    trace = tmp_path / "trace.jsonl"
+    async with Workspace(project, servers=["ruff"], trace=trace) as ws:
+        await ws.diagnostics(["app.py"])
+    lines = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
+    assert {line["server"] for line in lines} == {"ruff"}
+    sent = [line["message"].get("method") for line in lines if line["dir"] == "send"]
+    assert sent[0] == "initialize"
+    assert "textDocument/didOpen" in sent
+    assert sent[-1] == "exit"
+    assert any(line["dir"] == "recv" and "result" in line["message"] for line in lines)
+    assert all(isinstance(line["t"], float) for line in lines)
+
+
+def test_servers_end_with_an_interrupted_program(project: Path) -> None:
+    """Ctrl-C in the middle of a call: the program ends, and so does every server it ran."""
+    script = f"""
+import asyncio, os, signal, sys
+from adecore_lsp import Workspace
+
+async def main() -> None:
+    async with Workspace({str(project)!r}, servers=["ruff"]) as ws:
+        await ws.diagnostics(["app.py"])
+        print(ws.running[0].pid, flush=True)
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.sleep(30)
+
+asyncio.run(main())
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode != 0
+    assert "KeyboardInterrupt" in result.stderr
+    pid = int(result.stdout.split()[0])
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -266,8 +266,14 @@ async def prepare_whole(ws: Workspace) -> tuple[bool, ResultReason | None, bool]
         files = files[: ws.max_open_files]
         complete, reason = False, "too_many_files"
     for path in files:
-        if ws.paths.uri(path) not in ws._open:
-            await ws.open(path)
+        if ws.paths.uri(path) in ws._open:
+            continue
+        handles = ws.handles_for(path)
+        if handles and all(h.spec.indexes_root for h in handles):
+            # A server that indexes the whole root itself is asked without opening files.
+            await asyncio.gather(*(h.session() for h in handles))
+            continue
+        await ws.open(path)
     timed_out = False
     began = time.monotonic()
     for handle in ws.started():

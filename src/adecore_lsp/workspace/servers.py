@@ -10,8 +10,11 @@ stderr lines; the next call starts it again, documents re-opened, while fewer th
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
+import signal
 import time
+import weakref
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
@@ -39,6 +42,22 @@ STDERR_QUOTED = 12
 
 PULL_REGISTRATION_WAIT = 1.0
 """How long a start waits for a pulling server to register ``textDocument/diagnostic``."""
+
+
+_LIVE: weakref.WeakSet[ServerProcess] = weakref.WeakSet()
+"""Every server process a workspace started and has not ended yet."""
+
+
+@atexit.register
+def _end_leftovers() -> None:
+    """At exit, kill what an interrupted program had no time to shut down: no server (or a
+    child it started, in its process group) outlives the program."""
+    for process in list(_LIVE):
+        if process.returncode is None and hasattr(os, "killpg"):
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def canonical_uri(uri: str) -> str:
@@ -158,6 +177,7 @@ class ServerHandle:
             self.state = "stopped"
             raise ServerNotFoundError(spec.id, spec.install, str(error)) from error
         self.process = process
+        _LIVE.add(process)
         transport = process.transport
         if self.trace is not None:
             transport = TracingTransport(transport, self.trace, spec.id)
