@@ -272,12 +272,12 @@ async def test_trace_has_every_message(project: Path, tmp_path: Path) -> None:
         await ws.diagnostics(["app.py"])
     lines = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
     assert {line["server"] for line in lines} == {"ruff"}
-    sent = [line["message"].get("method") for line in lines if line["dir"] == "send"]
+    sent = [line["message"].get("method") for line in lines if line["direction"] == "send"]
     assert sent[0] == "initialize"
     assert "textDocument/didOpen" in sent
     assert sent[-1] == "exit"
-    assert any(line["dir"] == "recv" and "result" in line["message"] for line in lines)
-    assert all(isinstance(line["t"], float) for line in lines)
+    assert any(line["direction"] == "receive" and "result" in line["message"] for line in lines)
+    assert all(isinstance(line["time"], float) for line in lines)
 
 
 def test_servers_end_with_an_interrupted_program(project: Path) -> None:

@@ -1,7 +1,7 @@
 """A trace of every message between a workspace and its servers, one JSON line each.
 
-Each line is ``{"t": seconds since the trace began, "server": id, "dir": "send" | "recv",
-"message": ...}``: enough to read what happened, and to answer the same calls again without
+Each line is ``{"time": seconds since the trace began, "direction": "send" | "receive",
+"server": id, "message": ...}``: enough to read what happened, and to answer the same calls again without
 the server (``adecore_lsp.testing``).
 """
 
@@ -34,9 +34,9 @@ class Trace:
 
     def write(self, server: str, direction: str, message: Any) -> None:
         line = {
-            "t": round(time.monotonic() - self._began, 6),
+            "time": round(time.monotonic() - self._began, 6),
+            "direction": direction,
             "server": server,
-            "dir": direction,
             "message": message,
         }
         try:
@@ -66,7 +66,7 @@ class TracingTransport:
         trace, server = self._trace, self._server
 
         def traced(message: JSONObject) -> object:
-            trace.write(server, "recv", message)
+            trace.write(server, "receive", message)
             return listener(message)
 
         return self._inner.on_message(traced)
