@@ -69,7 +69,7 @@ ALSO_PUBLIC = {
 
 # Modules reached as a namespace: adecore_lsp.__all__ lists the module, not its names (the
 # generated LSP types are hundreds of names, used as ``lsp_types.Hover``).
-NAMESPACE_MODULES = {"adecore_lsp.lsp_types", "adecore_lsp.results"}
+NAMESPACE_MODULES = {"adecore_lsp.lsp_types", "adecore_lsp.results", "adecore_lsp.sync"}
 
 DOCUMENTS = [
     REPO_ROOT / "README.md",
@@ -195,13 +195,39 @@ def test_documented_names_are_exported() -> None:
 
 
 def test_init_only_reexports() -> None:
-    """__init__.py holds imports and __all__, no logic, but the lazy import of lsp_types."""
+    """__init__.py holds the imports for type checkers, the table of where each name lives
+    (the two agree, name for name), __all__, and the lazy __getattr__: no other logic."""
     tree = ast.parse((SRC / "__init__.py").read_text())
+    checked: dict[str, str] = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
-            assert node.name == "__getattr__", node.name
+            assert node.name in {"__getattr__", "__dir__"}, node.name
             continue
-        assert isinstance(node, (ast.ImportFrom, ast.Import, ast.Assign, ast.Expr)), ast.dump(node)
+        if isinstance(node, ast.If):
+            assert ast.unparse(node.test) == "TYPE_CHECKING"
+            for imported in node.body:
+                assert isinstance(imported, ast.ImportFrom), ast.dump(imported)
+                assert imported.module is not None
+                for alias in imported.names:
+                    checked[alias.asname or alias.name] = imported.module
+            continue
+        assert isinstance(node, (ast.ImportFrom, ast.Import, ast.Assign, ast.AnnAssign, ast.Expr))
+    assert checked == adecore_lsp._HOMES
+
+
+def test_import_costs_nothing_until_a_name_is_used() -> None:
+    """`import adecore_lsp` imports none of its modules (a command line starts fast); a name
+    imports its own module and what that needs, once."""
+    program = (
+        "import sys, adecore_lsp\n"
+        "assert not [m for m in sys.modules if m.startswith('adecore_lsp.')"
+        " and m != 'adecore_lsp._version'], sorted(sys.modules)\n"
+        "from adecore_lsp import path_to_uri\n"
+        "assert 'adecore_lsp.session' not in sys.modules\n"
+        "assert 'path_to_uri' in dir(adecore_lsp) and 'Workspace' in dir(adecore_lsp)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
 
 
 def test_lsp_types_is_imported_only_when_asked_for() -> None:
