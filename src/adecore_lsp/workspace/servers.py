@@ -16,9 +16,9 @@ import signal
 import time
 import weakref
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import ErrorCodes, LspError, ServerCrashedError, ServerNotFoundError
 from ..options import SessionState
@@ -26,6 +26,7 @@ from ..paths import path_to_uri, uri_to_path
 from ..protocol.finality import DiagnosticsFinality, Mode
 from ..protocol.readiness import ReadinessTracker
 from ..session import LspSession
+from ..transports.base import LspTransport
 from ..transports.process import ServerProcess, spawn_server
 from .model import ServerStatus
 from .registry import ServerSpec
@@ -58,6 +59,26 @@ def _end_leftovers() -> None:
                 os.killpg(process.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+class ServerConnection(Protocol):
+    """What a workspace needs of a running server: a :class:`ServerProcess`, or a stand-in
+    (a replayed trace) made by a ``connect`` function."""
+
+    @property
+    def transport(self) -> LspTransport: ...
+    @property
+    def pid(self) -> int | None: ...
+    @property
+    def returncode(self) -> int | None: ...
+    @property
+    def stderr_lines(self) -> tuple[str, ...]: ...
+    async def wait(self) -> int: ...
+    async def aclose(self, *, grace_period: float | None = None) -> None: ...
+
+
+Connect = Callable[[ServerSpec, Path], Awaitable[ServerConnection]]
+"""Makes the connection to a server in place of starting its process (``Workspace(connect=)``)."""
 
 
 def canonical_uri(uri: str) -> str:
@@ -100,6 +121,8 @@ class ServerHandle:
         max_restarts: int,
         trace: Trace | None,
         changed: Signal,
+        progress: list[Callable[[str, Any], object]] | None = None,
+        connect: Connect | None = None,
     ) -> None:
         self.spec = spec
         self.root = root
@@ -108,9 +131,11 @@ class ServerHandle:
         self.max_restarts = max_restarts
         self.trace = trace
         self.changed = changed
+        self.progress_listeners = progress if progress is not None else []
+        self.connect = connect
         self.state: str = "stopped"
         self.restarts = 0
-        self.process: ServerProcess | None = None
+        self.process: ServerConnection | None = None
         self.live: LspSession | None = None
         self.readiness = self._new_readiness(time.monotonic())
         self.finality = DiagnosticsFinality(spec.settle)
@@ -169,15 +194,20 @@ class ServerHandle:
         self.state = "starting"
         self._stopping = False
         env = {**os.environ, **spec.env} if spec.env else None
+        process: ServerConnection
         try:
-            process = await spawn_server(
-                [self.executable, *spec.command[1:]], cwd=self.root, env=env
-            )
+            if self.connect is not None:
+                process = await self.connect(spec, self.root)
+            else:
+                spawned = await spawn_server(
+                    [self.executable, *spec.command[1:]], cwd=self.root, env=env
+                )
+                _LIVE.add(spawned)
+                process = spawned
         except (FileNotFoundError, PermissionError) as error:
             self.state = "stopped"
             raise ServerNotFoundError(spec.id, spec.install, str(error)) from error
         self.process = process
-        _LIVE.add(process)
         transport = process.transport
         if self.trace is not None:
             transport = TracingTransport(transport, self.trace, spec.id)
@@ -240,6 +270,11 @@ class ServerHandle:
                 self.readiness.progress(params.get("token"), params.get("value"), now())
                 self.finality.progress_active(self.readiness.active_progress(), now())
                 self.changed.fire()
+                for listener in list(self.progress_listeners):
+                    try:
+                        listener(self.spec.id, params)
+                    except Exception as error:  # a listener's failure is its own
+                        session._listeners.report(error)
 
         def created(params: Any, _cancelled: Any) -> None:
             if isinstance(params, Mapping):
@@ -276,7 +311,7 @@ class ServerHandle:
         session.on_notification("textDocument/publishDiagnostics", pushed)
         self.readiness = self._new_readiness(now())
 
-    async def _watch(self, process: ServerProcess) -> None:
+    async def _watch(self, process: ServerConnection) -> None:
         await process.wait()
         if self._stopping or self.process is not process:
             return
@@ -286,7 +321,7 @@ class ServerHandle:
         self.live = None
         self.changed.fire()
 
-    async def _discard(self, session: LspSession, process: ServerProcess) -> None:
+    async def _discard(self, session: LspSession, process: ServerConnection) -> None:
         self._stopping = True
         self._last_stderr = "\n".join(process.stderr_lines[-STDERR_QUOTED:])
         process.transport.close()

@@ -1,8 +1,8 @@
 """A trace of every message between a workspace and its servers, one JSON line each.
 
-Each line is ``{"time": seconds since the trace began, "direction": "send" | "receive",
-"server": id, "message": ...}``: enough to read what happened, and to answer the same calls again without
-the server (``adecore_lsp.testing``).
+Each line is ``{"time": seconds since the trace began, "direction": "send" or
+"receive", "server": id, "message": ...}``: enough to read what happened, and to answer
+the same calls again without the server (``adecore_lsp.testing``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -20,6 +20,7 @@ from typing import IO, Any
 from ..errors import ErrorCodes, LspError, ServerNotFoundError
 from ..features.apply import _replace_contents
 from ..session import LspSession
+from ..types import Disposable
 from . import checking, editing, navigation
 from .files import DiskState, read_text, root_files
 from .model import (
@@ -35,7 +36,7 @@ from .model import (
     Symbol,
 )
 from .registry import Registry, ServerSpec
-from .servers import ServerHandle, Signal
+from .servers import Connect, ServerHandle, Signal
 from .tracing import Trace
 from .units import Paths, Texts
 
@@ -61,7 +62,9 @@ class Workspace:
     """Language servers for one folder of code (see the module's docstring).
 
     ``async with Workspace(root) as ws:`` starts nothing; leaving the block shuts every
-    server down. Paths are relative to ``root`` or absolute.
+    server down. Paths are relative to ``root`` or absolute. ``connect``, when given, makes
+    each server's connection instead of starting its process (``adecore_lsp.testing``
+    replays a trace this way); the servers then need not be installed.
     """
 
     def __init__(
@@ -74,6 +77,7 @@ class Workspace:
         trace: str | os.PathLike[str] | IO[bytes] | None = None,
         max_restarts: int = 3,
         max_open_files: int = 2000,
+        connect: Connect | None = None,
     ) -> None:
         folder = Path(root).expanduser()
         if not folder.is_dir():
@@ -89,6 +93,7 @@ class Workspace:
                 spec if isinstance(spec, ServerSpec) else self.registry.get(spec) for spec in chosen
             ]
         self.timeout = timeout
+        self._connect = connect
         self.max_restarts = max_restarts
         self.max_open_files = max_open_files
         self._trace = Trace(trace) if trace is not None else None
@@ -97,6 +102,12 @@ class Workspace:
         self._open: dict[str, OpenFile] = {}
         self.texts = Texts(self._current_text)
         self._closed = False
+        self._progress_listeners: list[Callable[[str, Any], object]] = []
+
+    def on_progress(self, listener: Callable[[str, Any], object]) -> Disposable:
+        """Hear every server's ``$/progress``: ``listener(server_id, params)``."""
+        self._progress_listeners.append(listener)
+        return Disposable(lambda: self._progress_listeners.remove(listener))
 
     async def __aenter__(self) -> Workspace:
         return self
@@ -158,7 +169,11 @@ class Workspace:
             key = (spec.id, root)
             handle = self._handles.get(key)
             if handle is None:
-                executable = self.registry.require(spec, self.root)
+                executable = (
+                    spec.command[0]
+                    if self._connect is not None
+                    else self.registry.require(spec, self.root)
+                )
                 handle = ServerHandle(
                     spec,
                     root,
@@ -167,6 +182,8 @@ class Workspace:
                     max_restarts=self.max_restarts,
                     trace=self._trace,
                     changed=self.changed,
+                    progress=self._progress_listeners,
+                    connect=self._connect,
                 )
                 self._handles[key] = handle
             handles.append(handle)

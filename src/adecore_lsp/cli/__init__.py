@@ -1,0 +1,1 @@
+"""The ``adecore-lsp`` command line: a thin shell over the workspace layer."""

@@ -1,0 +1,100 @@
+"""The servers' ``$/progress`` on stderr: bars with ``rich`` on a terminal, plain lines
+otherwise (``server: title message (n%)``), nothing with ``--quiet`` or ``--no-progress``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .output import Output, one_line
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+
+class _Silent:
+    def progress(self, server: str, params: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class _Lines:
+    """One line per progress report: ``server: title message (n%)``."""
+
+    def __init__(self, output: Output) -> None:
+        self._output = output
+        self._titles: dict[tuple[str, object], str] = {}
+
+    def progress(self, server: str, params: Any) -> None:
+        value = params.get("value") if isinstance(params, Mapping) else None
+        if not isinstance(value, Mapping):
+            return
+        key = (server, params.get("token"))
+        if value.get("kind") == "begin":
+            self._titles[key] = str(value.get("title") or "")
+        title = self._titles.get(key, "")
+        if value.get("kind") == "end":
+            self._titles.pop(key, None)
+        parts = [title, str(value.get("message") or "")]
+        if isinstance(value.get("percentage"), (int, float)):
+            parts.append(f"({value['percentage']:g}%)")
+        if value.get("kind") == "end":
+            parts.append("done")
+        text = one_line(" ".join(part for part in parts if part))
+        if text:
+            self._output.err.write(f"{server}: {text}\n")
+            self._output.err.flush()
+
+    def close(self) -> None:
+        pass
+
+
+class _Bars:
+    """A ``rich`` bar per progress token, on a terminal."""
+
+    def __init__(self, output: Output) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn
+
+        console = Console(file=output.err, no_color=not output.colour)
+        self._bars = Progress(
+            TextColumn("{task.description}"), BarColumn(), console=console, transient=True
+        )
+        self._tasks: dict[tuple[str, object], Any] = {}
+        self._bars.start()
+
+    def progress(self, server: str, params: Any) -> None:
+        value = params.get("value") if isinstance(params, Mapping) else None
+        if not isinstance(value, Mapping):
+            return
+        key = (server, params.get("token"))
+        percentage = value.get("percentage")
+        done = percentage if isinstance(percentage, (int, float)) else None
+        text = one_line(f"{server}: {value.get('title') or ''} {value.get('message') or ''}")
+        if value.get("kind") == "begin":
+            self._tasks[key] = self._bars.add_task(text, total=100 if done is not None else None)
+        task = self._tasks.get(key)
+        if task is None:
+            return
+        if value.get("kind") == "end":
+            self._bars.remove_task(task)
+            del self._tasks[key]
+            return
+        self._bars.update(task, description=text, completed=done)
+
+    def close(self) -> None:
+        self._bars.stop()
+
+
+def progress_printer(output: Output, *, enabled: bool) -> _Silent | _Lines | _Bars:
+    """What shows progress for this run."""
+    if not enabled:
+        return _Silent()
+    if output.colour or (output.err.isatty() if hasattr(output.err, "isatty") else False):
+        try:
+            return _Bars(output)
+        except ImportError:
+            pass
+    return _Lines(output)

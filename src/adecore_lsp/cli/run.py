@@ -1,0 +1,192 @@
+"""Running one command: the workspace it needs, its output, and errors a person can act on.
+
+Every failure becomes one message on stderr and an exit status (2, or 3 when an answer is
+incomplete); a Python traceback is shown only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shlex
+import traceback
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import LspError
+from ..workspace.registry import Registry, ServerSpec
+from .main import FAILURE
+from .output import Output
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+INTERRUPTED = 130
+
+if TYPE_CHECKING:
+    from ..workspace.workspace import Workspace
+
+    Command = Callable[[argparse.Namespace, Output, Workspace], Awaitable[int]]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the parsed command; returns its exit status."""
+    output = Output(quiet=args.quiet)
+    try:
+        return asyncio.run(_run(args, output))
+    except KeyboardInterrupt:
+        output.error("interrupted")
+        return INTERRUPTED
+    except (LspError, ValueError, OSError) as error:
+        if args.debug:
+            traceback.print_exc()
+        output.error(_message(error))
+        return FAILURE
+    except Exception as error:  # the last boundary: say what, never a traceback
+        if args.debug:
+            traceback.print_exc()
+        output.error(f"internal error: {error!r} (run again with --debug for the traceback)")
+        return FAILURE
+
+
+def _message(error: BaseException) -> str:
+    if isinstance(error, LspError):
+        return error.message
+    if isinstance(error, FileNotFoundError) and error.filename:
+        return f"{error.filename}: no such file"
+    return str(error)
+
+
+async def _run(args: argparse.Namespace, output: Output) -> int:
+    from . import commands
+
+    if args.name == "servers":
+        status: int = await commands.servers(args, output, _registry(args))
+        return status
+    specs, registry = _specs(args)
+    root = _root(args, registry, specs)
+    from ..workspace.workspace import Workspace
+
+    connect = None
+    if args.replay:
+        from ..testing import replay
+
+        connect = replay(Path(args.replay))
+    workspace = Workspace(
+        root,
+        servers=specs,
+        registry=registry,
+        timeout=args.timeout,
+        trace=args.trace,
+        connect=connect,
+    )
+    from .progress import progress_printer
+
+    printer = progress_printer(output, enabled=not (args.quiet or args.no_progress))
+    workspace.on_progress(printer.progress)
+    try:
+        async with workspace as ws:
+            command: Command = getattr(commands, args.name.replace("-", "_"))
+            return await command(args, output, ws)
+    finally:
+        printer.close()
+
+
+def _registry(args: argparse.Namespace) -> Registry:
+    return Registry.default()
+
+
+def _paths_given(args: argparse.Namespace) -> list[str]:
+    """The file arguments of the command, targets' files included, as given."""
+    given: list[str] = []
+    for name in ("paths", "file"):
+        value = getattr(args, name, None)
+        if isinstance(value, list):
+            given.extend(value)
+        elif isinstance(value, str):
+            given.append(value)
+    target = getattr(args, "target", None)
+    if isinstance(target, str):
+        for separator in ("#", ":"):
+            head = target.split("#", 1)[0] if separator == "#" else target
+            if separator == ":" and "#" not in target:
+                parts = head.rsplit(":", 2)
+                while len(parts) > 1 and parts[-1].isdigit():
+                    parts = parts[:-1]
+                    head = ":".join(parts)
+            if os.path.exists(head):
+                given.append(head)
+                break
+    return given
+
+
+def _specs(args: argparse.Namespace) -> tuple[list[ServerSpec] | None, Registry]:
+    """The servers the command line chose (``--server``, ``--command``), or ``None``."""
+    registry = _registry(args)
+    specs: list[ServerSpec] = [registry.get(server) for server in args.servers or []]
+    if args.command:
+        argv = shlex.split(args.command)
+        if not argv:
+            raise ValueError("--command names no program")
+        languages: dict[str, str] = {}
+        for path in _paths_given(args):
+            suffix = Path(path).suffix
+            if suffix:
+                found = [s.language_id(path) for s in registry.for_path(path)]
+                languages[suffix] = next((f for f in found if f), "plaintext")
+        specs.append(
+            ServerSpec(
+                id=Path(argv[0]).name,
+                command=argv,
+                languages=languages or {"": "plaintext"},
+                install=f"make {argv[0]} runnable (it is given with --command)",
+            )
+        )
+    return (specs or None), registry
+
+
+def _root(args: argparse.Namespace, registry: Registry, specs: list[ServerSpec] | None) -> Path:
+    """``--root``, else the nearest folder from the first path (or here) up that holds a
+    root marker of the chosen server, else that folder."""
+    if args.root:
+        root = Path(args.root)
+        if not root.is_dir():
+            raise ValueError(f"--root {args.root}: not a folder")
+        return root.resolve()
+    given = _paths_given(args)
+    first = Path(given[0]).resolve() if given else Path.cwd()
+    start = first if first.is_dir() else first.parent
+    if specs is not None:
+        markers = [m for spec in specs for m in spec.root_markers]
+    else:
+        found = registry.for_path(str(first)) if given and not first.is_dir() else []
+        markers = found[0].root_markers if found else ["pyproject.toml", ".git"]
+    folder = start
+    while True:
+        if any((folder / marker).exists() for marker in markers):
+            return folder
+        if folder.parent == folder:
+            return start
+        folder = folder.parent
+
+
+def exit_for(complete: bool, failing: bool) -> int:
+    """3 when incomplete (it wins over findings), 1 for findings, else 0."""
+    if not complete:
+        return 3
+    return 1 if failing else 0
+
+
+def absolute_target(target: str) -> str:
+    """A target whose file is relative to the current folder, made absolute for the
+    workspace (a bare name is left as it is)."""
+    from ..protocol.targets import PositionTarget, SymbolTarget, parse_target
+
+    parsed = parse_target(target)
+    if isinstance(parsed, PositionTarget):
+        return str(PositionTarget(os.path.abspath(parsed.path), parsed.line, parsed.column))
+    if isinstance(parsed, SymbolTarget):
+        return str(SymbolTarget(os.path.abspath(parsed.path), parsed.names, parsed.index))
+    return target
