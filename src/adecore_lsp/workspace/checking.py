@@ -71,7 +71,7 @@ async def _ready(handle: ServerHandle, began: float, timeout: float) -> Readines
     while True:
         now = time.monotonic()
         if handle.state == "crashed":
-            raise handle.translate(LspError(ErrorCodes.InternalError, "it exited"))
+            raise await handle.translate(LspError(ErrorCodes.InternalError, "it exited"))
         check = handle.readiness.check(now)
         if check.state != "waiting":
             return Readiness(check.state, check.source, now - began, check.phases)
@@ -89,18 +89,20 @@ async def diagnostics(
 ) -> DiagnosticsReport:
     deadline = time.monotonic() + timeout
     await ws.sync_disk()
+    whole_root = paths is None
     if paths is None:
         files = ws.root_files()
     else:
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
-        files = [ws.file(path) for path in paths]
+        # One file named twice (``app.py`` and ``./app.py``) is checked once.
+        files = list(dict.fromkeys(ws.file(path) for path in paths))
     items: list[Diagnostic] = []
     statuses: dict[str, FileStatus] = {}
     for start in range(0, len(files), max(1, ws.max_open_files)):
         batch = files[start : start + max(1, ws.max_open_files)]
         opened_here = [f for f in batch if ws.paths.uri(f) not in ws._open]
-        await _check(ws, batch, deadline, items, statuses)
+        await _check(ws, batch, deadline, items, statuses, skip_unreadable=whole_root)
         if len(files) > ws.max_open_files:
             for path in opened_here:
                 await ws.close(path)
@@ -122,12 +124,24 @@ async def _check(
     deadline: float,
     items: list[Diagnostic],
     statuses: dict[str, FileStatus],
+    *,
+    skip_unreadable: bool = False,
 ) -> None:
-    """Open ``files``, wait for their final diagnostics, and add them to ``items``."""
+    """Open ``files``, wait for their final diagnostics, and add them to ``items``.
+
+    With ``skip_unreadable`` (the whole root), a file that is not UTF-8 text is reported
+    as not checked (``unsupported``) instead of failing the others.
+    """
     wanted: list[tuple[ServerHandle, str, Path]] = []
     for path in files:
         shown = ws.paths.relative(path)
-        handles = await ws.open(path)
+        try:
+            handles = await ws.open(path)
+        except ValueError:
+            if not skip_unreadable:
+                raise
+            statuses[shown] = FileStatus(False, "unsupported")
+            continue
         if not handles:
             statuses[shown] = FileStatus(False, "unsupported")
             continue

@@ -140,7 +140,7 @@ async def fix(ws: Workspace, paths: Paths, only: str) -> EditPlan:
                 try:
                     action = await session.resolve_code_action(action)
                 except LspError as error:
-                    raise handle.translate(error) from error
+                    raise await handle.translate(error) from error
             if "edit" in action:
                 edits.append((action["edit"], _encoding(session)))
                 break

@@ -128,7 +128,9 @@ async def symbols(
     ws: Workspace, path: str | os.PathLike[str], depth: int | None
 ) -> Results[Symbol]:
     full = ws.file(path)
-    session, tree = await outline(ws, full)
+    _handle, session, tree = await ws.first_answer(
+        full, "textDocument/documentSymbol", lambda s, uri: s.document_symbols(uri)
+    )
     uri = ws.paths.uri(full)
     return Results(to_symbol(ws, session, uri, raw, raw["name"], None, depth) for raw in tree)
 
@@ -273,7 +275,10 @@ async def prepare_whole(ws: Workspace) -> tuple[bool, ResultReason | None, bool]
             # A server that indexes the whole root itself is asked without opening files.
             await asyncio.gather(*(h.session() for h in handles))
             continue
-        await ws.open(path)
+        try:
+            await ws.open(path)
+        except ValueError:
+            continue  # not UTF-8 text: no server reads it as code either
     timed_out = False
     began = time.monotonic()
     for handle in ws.started():
@@ -431,7 +436,7 @@ async def calls(ws: Workspace, target: Target, *, incoming: bool) -> Results[Sym
         else:
             found = [c["to"] for c in await session.outgoing_calls(items[0])]
     except LspError as error:
-        raise handle.translate(error) from error
+        raise await handle.translate(error) from error
     encoding: Any = session.position_encoding or "utf-16"
     for item in found:
         whole = item["range"]

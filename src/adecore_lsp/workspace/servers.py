@@ -41,6 +41,9 @@ CRASH_WINDOW = 60.0
 STDERR_QUOTED = 12
 """How many of a crashed server's last stderr lines its errors quote."""
 
+CRASH_EXIT_WAIT = 1.0
+"""How long a failed call waits for a dying server's exit, to quote its last stderr lines."""
+
 PULL_REGISTRATION_WAIT = 1.0
 """How long a start waits for a pulling server to register ``textDocument/diagnostic``."""
 
@@ -164,6 +167,8 @@ class ServerHandle:
         live = self.live
         if live is not None and self.state == "running" and live.state is SessionState.READY:
             return live
+        if self._starting is None and self.state == "running":
+            await self._settle_crash()
         if self._starting is None:
             if self.state == "crashed":
                 self._check_budget()
@@ -313,13 +318,34 @@ class ServerHandle:
 
     async def _watch(self, process: ServerConnection) -> None:
         await process.wait()
-        if self._stopping or self.process is not process:
+        self._crashed(process)
+
+    def _crashed(self, process: ServerConnection) -> None:
+        """Count the crash of ``process`` once (the watcher and a failed call both tell)."""
+        if self._stopping or self.process is not process or self.state == "crashed":
             return
         self._last_stderr = "\n".join(process.stderr_lines[-STDERR_QUOTED:])
         self._crashes.append(time.monotonic())
         self.state = "crashed"
         self.live = None
         self.changed.fire()
+
+    async def _settle_crash(self) -> bool:
+        """Whether the server died: its session closed without our asking. The process's
+        exit (and its last stderr lines) may lag its stdout's end, so wait for it briefly."""
+        session, process = self.live, self.process
+        if self.state == "crashed":
+            return True
+        if session is None or process is None or session.state is SessionState.READY:
+            return False
+        if self._stopping:
+            return False
+        try:
+            await asyncio.wait_for(asyncio.shield(process.wait()), CRASH_EXIT_WAIT)
+        except asyncio.TimeoutError:
+            pass
+        self._crashed(process)
+        return True
 
     async def _discard(self, session: LspSession, process: ServerConnection) -> None:
         self._stopping = True
@@ -362,17 +388,11 @@ class ServerHandle:
         quoted = f"\nits last stderr lines:\n{self._last_stderr}" if self._last_stderr else ""
         return LspError(ErrorCodes.InternalError, f"{message}{quoted}")
 
-    def translate(self, error: LspError) -> LspError:
+    async def translate(self, error: LspError) -> LspError:
         """What a failed call raises: quoting the server's stderr when it has crashed."""
-        process = self.process
-        crashed = self.state == "crashed" or (
-            process is not None and process.returncode is not None
-        )
-        if not crashed:
+        if not await self._settle_crash():
             return error
-        lines = self._last_stderr or (
-            "\n".join(process.stderr_lines[-STDERR_QUOTED:]) if process is not None else ""
-        )
+        lines = self._last_stderr
         quoted = f"\nits last stderr lines:\n{lines}" if lines else ""
         translated = LspError(
             ErrorCodes.InternalError,

@@ -310,6 +310,9 @@ class Workspace:
             try:
                 text = read_text(known.path)
             except (OSError, ValueError):
+                # Unreadable now (not UTF-8): forget the old text, so the next use of the
+                # file reads it again and says why it cannot.
+                await self.close(known.path)
                 continue
             known.disk = disk
             changes.append((uri, 2))
@@ -459,7 +462,7 @@ class Workspace:
             try:
                 result = await call(session)
             except LspError as error:
-                raise handle.translate(error) from error
+                raise await handle.translate(error) from error
             if not non_empty or result:
                 return handle, session, result
             if found is None:
