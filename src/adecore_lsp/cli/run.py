@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import os
 import shlex
+import sysconfig
 import traceback
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 def run(args: argparse.Namespace) -> int:
     """Run the parsed command; returns its exit status."""
     output = Output(quiet=args.quiet)
+    _find_own_servers()
     try:
         return asyncio.run(_run(args, output))
     except KeyboardInterrupt:
@@ -49,6 +51,16 @@ def run(args: argparse.Namespace) -> int:
             traceback.print_exc()
         output.error(f"internal error: {error!r} (run again with --debug for the traceback)")
         return FAILURE
+
+
+def _find_own_servers() -> None:
+    """Servers installed with the tool (``pip install adecore-lsp[python]`` puts ruff beside
+    it) are found, also when its environment is not activated: its scripts folder goes last
+    on ``PATH``, for this process and the servers it starts."""
+    scripts = sysconfig.get_path("scripts")
+    path = os.environ.get("PATH", "")
+    if scripts and scripts not in path.split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join(part for part in (path, scripts) if part)
 
 
 def _message(error: BaseException) -> str:

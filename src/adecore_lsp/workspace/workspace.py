@@ -332,8 +332,26 @@ class Workspace:
         return path.is_file()
 
     def root_files(self) -> list[Path]:
-        """The root's files that an installed server of this workspace takes."""
-        return root_files(self.root, self.takes)
+        """The root's files that an installed server of this workspace takes.
+
+        Raises:
+            ServerNotFoundError: there are none, but the root has files that a server of
+                this workspace would take if it were installed (never an empty "clean").
+        """
+        files = root_files(self.root, self.takes)
+        if not files:
+            for path in root_files(self.root, self._would_take):
+                for spec in self._pinned or self.registry.for_path(str(path), self.root):
+                    if spec.language_id(str(path)) is not None:
+                        raise ServerNotFoundError(
+                            spec.id, spec.install, f"it would check {self.paths.relative(path)}"
+                        )
+        return files
+
+    def _would_take(self, path: Path) -> bool:
+        if self._pinned is not None:
+            return any(spec.language_id(str(path)) is not None for spec in self._pinned)
+        return bool(self.registry.for_path(str(path), self.root))
 
     # -- readiness -----------------------------------------------------------------------
 
