@@ -69,7 +69,12 @@ ALSO_PUBLIC = {
 
 # Modules reached as a namespace: adecore_lsp.__all__ lists the module, not its names (the
 # generated LSP types are hundreds of names, used as ``lsp_types.Hover``).
-NAMESPACE_MODULES = {"adecore_lsp.lsp_types", "adecore_lsp.results", "adecore_lsp.sync"}
+NAMESPACE_MODULES = {
+    "adecore_lsp.lsp_types",
+    "adecore_lsp.results",
+    "adecore_lsp.sync",
+    "adecore_lsp.testing",
+}
 
 DOCUMENTS = [
     REPO_ROOT / "README.md",

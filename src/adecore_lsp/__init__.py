@@ -140,7 +140,7 @@ _HOMES: dict[str, str] = {
 }
 
 # Modules that are public as modules: ``adecore_lsp.lsp_types.Hover``.
-_MODULES = ("lsp_types", "results", "sync")
+_MODULES = ("lsp_types", "results", "sync", "testing")
 
 __all__ = (
     # the LSP 3.17 types and the narrower shapes of normalised answers, as modules
@@ -148,6 +148,8 @@ __all__ = (
     "results",
     # the workspace without await, as a module (adecore_lsp.sync.Workspace)
     "sync",
+    # replaying a recorded trace in place of a server, as a module (adecore_lsp.testing.replay)
+    "testing",
     # conventions
     "Disposable",
     "JSON",

@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import os
 import shlex
+import sys
 import sysconfig
 import traceback
 from collections.abc import Awaitable, Callable
@@ -41,6 +42,10 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         output.error("interrupted")
         return INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`adecore-lsp servers | head`): nothing more to say.
+        _silence_stdout()
+        return 0
     except (LspError, ValueError, OSError) as error:
         if args.debug:
             traceback.print_exc()
@@ -51,6 +56,11 @@ def run(args: argparse.Namespace) -> int:
             traceback.print_exc()
         output.error(f"internal error: {error!r} (run again with --debug for the traceback)")
         return FAILURE
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def _find_own_servers() -> None:
@@ -83,9 +93,12 @@ async def _run(args: argparse.Namespace, output: Output) -> int:
 
     connect = None
     if args.replay:
-        from ..testing import replay
+        from ..testing import load_trace, replay
 
         connect = replay(Path(args.replay))
+        if specs is None:
+            # The servers of the recording, not whichever this machine would prefer.
+            specs = [registry.get(server) for server in load_trace(Path(args.replay))]
     workspace = Workspace(
         root,
         servers=specs,

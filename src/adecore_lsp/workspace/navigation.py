@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ from ..errors import AmbiguousTargetError, ErrorCodes, LspError, TargetNotFoundE
 from ..protocol import targets as parsing
 from ..protocol.positions import LineIndex
 from ..session import LspSession
+from .checking import _ready
 from .model import Location, Reference, ResultReason, Results, Symbol
 from .servers import ServerHandle
 from .units import location, lsp_position
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
+
+READY_ALREADY = 0.05
+"""A readiness wait shorter than this means the server was ready when it answered."""
 
 SYMBOL_RETRY = 0.2
 """How often an empty ``workspace/symbol`` answer is asked again within the grace."""
@@ -283,16 +287,17 @@ async def prepare_whole(ws: Workspace) -> tuple[bool, ResultReason | None, bool]
     began = time.monotonic()
     for handle in ws.started():
         if handle.state == "running":
-            from .checking import _ready
-
             readiness = await _ready(handle, began, ws.timeout)
             timed_out = timed_out or readiness.state == "timed_out"
     return complete, reason, timed_out
 
 
-def _not_ready(handles: Sequence[ServerHandle]) -> bool:
-    now = time.monotonic()
-    return any(h.readiness.check(now).state == "waiting" for h in handles)
+async def _empty_because_not_ready(ws: Workspace, handle: ServerHandle) -> tuple[bool, bool]:
+    """After an empty answer: wait for the server's readiness. Returns whether it timed out
+    (the answer says ``not_ready``) and whether it was still getting ready when asked (so
+    asking again may give more)."""
+    readiness = await _ready(handle, time.monotonic(), ws.timeout)
+    return readiness.state == "timed_out", readiness.waited > READY_ALREADY
 
 
 # -- locations --------------------------------------------------------------------------------
@@ -304,11 +309,18 @@ async def locations(ws: Workspace, target: Target, kind: str) -> Results[Locatio
     handle, session, found = await ws.first_answer(
         path, method, lambda s, uri: getattr(s, kind)(uri, offset), non_empty=True
     )
+    timed_out = False
+    if not found:
+        timed_out, was_busy = await _empty_because_not_ready(ws, handle)
+        if was_busy and not timed_out:
+            handle, session, found = await ws.first_answer(
+                path, method, lambda s, uri: getattr(s, kind)(uri, offset), non_empty=True
+            )
     encoding: Any = session.position_encoding or "utf-16"
     result = Results(
         location(ws.paths, ws.texts, item["uri"], item["range"], encoding, item) for item in found
     )
-    if not result and _not_ready([handle]):
+    if not result and timed_out:
         result.complete, result.reason = False, "not_ready"
     return result
 
@@ -318,7 +330,7 @@ async def references(
 ) -> Results[Reference]:
     complete, reason, timed_out = await prepare_whole(ws)
     path, offset, symbol = await target_offset(ws, target)
-    handle, session, found = await ws.first_answer(
+    _handle, session, found = await ws.first_answer(
         path,
         "textDocument/references",
         lambda s, uri: s.references(uri, offset, include_declaration=True),
@@ -342,7 +354,7 @@ async def references(
             continue
         container = await _container(ws, outlines, item, place)
         result.append(Reference(place, container, _context(ws, item["uri"], place.line, context)))
-    if not result and (timed_out or _not_ready([handle])):
+    if not result and timed_out:
         result.complete, result.reason = False, "not_ready"
     return result
 
@@ -427,7 +439,7 @@ async def calls(ws: Workspace, target: Target, *, incoming: bool) -> Results[Sym
     )
     result: Results[Symbol] = Results(complete=complete, reason=reason)
     if not items:
-        if timed_out or _not_ready([handle]):
+        if timed_out:
             result.complete, result.reason = False, "not_ready"
         return result
     try:

@@ -212,6 +212,9 @@ class ServerHandle:
         except (FileNotFoundError, PermissionError) as error:
             self.state = "stopped"
             raise ServerNotFoundError(spec.id, spec.install, str(error)) from error
+        except BaseException:
+            self.state = "stopped"
+            raise
         self.process = process
         transport = process.transport
         if self.trace is not None:

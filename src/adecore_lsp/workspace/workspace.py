@@ -149,16 +149,19 @@ class Workspace:
         if not candidates:
             return []
         first = candidates[0]
-        if self.registry.which(first, self.root) is None:
+        if self._connect is None and self.registry.which(first, self.root) is None:
             raise ServerNotFoundError(first.id, first.install, f"it would check {path.name}")
         return [first]
 
     def takes(self, path: Path) -> bool:
-        """Whether an installed server of this workspace takes ``path``."""
+        """Whether an installed server of this workspace takes ``path`` (with ``connect``,
+        any server of it: none need be installed)."""
         try:
             specs = self.specs_for(path)
         except ServerNotFoundError:
             return False
+        if self._connect is not None:
+            return bool(specs)
         return any(self.registry.which(spec, self.root) is not None for spec in specs)
 
     def handles_for(self, path: Path) -> list[ServerHandle]:
