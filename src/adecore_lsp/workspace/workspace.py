@@ -4,7 +4,8 @@ It knows which servers to start for which files (the registry, the project's con
 or the servers pinned), starts them lazily, one per (server, root), keeps the open files in
 step with the disk, and hands each call to a small module: :mod:`.checking` (diagnostics
 known final, edits and their delta), :mod:`.navigation` (targets and what they name) and
-:mod:`.editing` (edit plans and their atomic apply).
+:mod:`.editing` (edit plans and their atomic apply). The last two are imported when first
+used, so that a command line that only checks files does not pay for them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ..errors import ErrorCodes, LspError, ServerNotFoundError
 from ..features.apply import _replace_contents
 from ..session import LspSession
 from ..types import Disposable
-from . import checking, editing, navigation
+from . import checking
 from .files import DiskState, read_text, root_files
 from .model import (
     AppliedPlan,
@@ -382,53 +383,77 @@ class Workspace:
 
     async def resolve(self, target: Target) -> Symbol:
         """The one symbol ``target`` names (an error lists the candidates of several)."""
+        from . import navigation
+
         return await navigation.resolve(self, target)
 
     async def definition(self, target: Target) -> Results[Location]:
+        from . import navigation
+
         return await navigation.locations(self, target, "definition")
 
     async def type_definition(self, target: Target) -> Results[Location]:
+        from . import navigation
+
         return await navigation.locations(self, target, "type_definition")
 
     async def implementation(self, target: Target) -> Results[Location]:
+        from . import navigation
+
         return await navigation.locations(self, target, "implementation")
 
     async def references(
         self, target: Target, *, include_declaration: bool = False, context: int = 0
     ) -> Results[Reference]:
         """Every use of what ``target`` names, each with its container and context lines."""
+        from . import navigation
+
         return await navigation.references(self, target, include_declaration, context)
 
     async def symbols(
         self, path: str | os.PathLike[str], *, depth: int | None = None
     ) -> Results[Symbol]:
         """The outline of ``path`` as a tree of symbols, ``depth`` levels deep (all: None)."""
+        from . import navigation
+
         return await navigation.symbols(self, path, depth)
 
     async def find(self, query: str, *, limit: int = 50) -> Results[Symbol]:
         """Symbols of the whole workspace whose name matches ``query`` (``workspace/symbol``)."""
+        from . import navigation
+
         return await navigation.find(self, query, limit)
 
     async def callers(self, target: Target) -> Results[Symbol]:
+        from . import navigation
+
         return await navigation.calls(self, target, incoming=True)
 
     async def callees(self, target: Target) -> Results[Symbol]:
+        from . import navigation
+
         return await navigation.calls(self, target, incoming=False)
 
     async def hover(self, target: Target) -> str | None:
         """What the server says about ``target``, as markdown, or ``None``."""
+        from . import navigation
+
         return await navigation.hover(self, target)
 
     # -- edits -----------------------------------------------------------------------------
 
     async def rename(self, target: Target, new_name: str) -> EditPlan:
         """The plan of renaming what ``target`` names; nothing is written."""
+        from . import editing
+
         return await editing.rename(self, target, new_name)
 
     async def format(
         self, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
     ) -> EditPlan:
         """The plan of formatting ``paths``; nothing is written."""
+        from . import editing
+
         return await editing.format_files(self, paths)
 
     async def fix(
@@ -438,11 +463,15 @@ class Workspace:
         only: str = "source.fixAll",
     ) -> EditPlan:
         """The plan of the servers' fix-all code action on ``paths``; nothing is written."""
+        from . import editing
+
         return await editing.fix(self, paths, only)
 
     async def apply(self, plan: EditPlan) -> AppliedPlan:
         """Write a plan, all or nothing (refused if a file changed since), then return the
         diagnostics delta it caused."""
+        from . import editing
+
         return await editing.apply(self, plan)
 
     # -- calls to servers --------------------------------------------------------------------
