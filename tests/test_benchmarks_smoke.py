@@ -21,6 +21,12 @@ RUNS = [
     (["bench_normalize.py", "--quick"], ["semantic tokens", "%"], 120),
     (["bench_apply_edit.py", "--quick"], ["apply_edit"], 120),
     (
+        ["bench_workspace.py", "all", "--quick"],
+        ["(1) latency of final diagnostics", "ruff", "pyrefly", "nothing leaked"],
+        120,
+    ),
+    (["bench_workspace_scale.py", "--quick"], ["generated files", "client peak RSS"], 120),
+    (
         ["bench_load.py", "all", "--quick"],
         [
             "(1) sessions: 10 ruff server processes",
