@@ -225,7 +225,8 @@ async def _wait_final(
         ]
         if not waiting or now >= deadline:
             return
-        recheck = [handle.finality.next_recheck(now) for handle, _ in waiting]
+        # Once per server: each tracker knows the earliest window end of all its documents.
+        recheck = [handle.finality.next_recheck(now) for handle in {h for h, _ in waiting}]
         times = [when for when in recheck if when is not None]
         wake = min([deadline, *times])
         await ws.changed.wait(max(0.0, wake - now))

@@ -256,15 +256,24 @@ class ServerHandle:
             "configuration": spec.settings,
             "initialization_options": spec.initialization_options,
             "apply_edits": True,
-            "pull_diagnostics": spec.pull_diagnostics,
+            # Pulls are declared but made by the workspace alone, when it waits for final
+            # diagnostics: the session's own pulls after each open would double the work.
+            "pull_diagnostics": False,
             "timeout": self.timeout,
         }
+        capabilities: dict[str, Any] = {}
+        if spec.pull_diagnostics:
+            capabilities["textDocument"] = {
+                "diagnostic": {"dynamicRegistration": True, "relatedDocumentSupport": True}
+            }
         if spec.shutdown_timeout is not None:
             options["shutdown_timeout"] = spec.shutdown_timeout
         if spec.position_encodings is not None:
             options["position_encodings"] = spec.position_encodings
         if spec.readiness == "server_status":
-            options["capabilities"] = {"experimental": {"serverStatusNotification": True}}
+            capabilities["experimental"] = {"serverStatusNotification": True}
+        if capabilities:
+            options["capabilities"] = capabilities
         if spec.empty_configuration:
             settings = spec.settings
             options["on_configuration"] = lambda item: _section(settings, item)

@@ -100,6 +100,7 @@ class Workspace:
         self._trace = Trace(trace) if trace is not None else None
         self.changed = Signal()
         self._handles: dict[tuple[str, Path], ServerHandle] = {}
+        self._roots: dict[tuple[str, Path], Path] = {}
         self._open: dict[str, OpenFile] = {}
         self.texts = Texts(self._current_text)
         self._closed = False
@@ -195,7 +196,15 @@ class Workspace:
 
     def _server_root(self, spec: ServerSpec, path: Path) -> Path:
         """The nearest folder from ``path`` up to the root holding one of the spec's root
-        markers; the workspace's root without one."""
+        markers; the workspace's root without one. Remembered per folder for the
+        workspace's life (a marker made later does not split a running server's root)."""
+        key = (spec.id, path.parent)
+        known = self._roots.get(key)
+        if known is None:
+            known = self._roots[key] = self._find_server_root(spec, path)
+        return known
+
+    def _find_server_root(self, spec: ServerSpec, path: Path) -> Path:
         if spec.root_markers:
             folder = path.parent
             while folder != self.root and self.root in folder.parents:
