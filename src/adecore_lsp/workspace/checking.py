@@ -216,19 +216,28 @@ async def _pull_all(handle: ServerHandle, uris: list[str], deadline: float) -> N
 async def _wait_final(
     ws: Workspace, wanted: list[tuple[ServerHandle, str, Path]], deadline: float
 ) -> None:
+    """Sleep until every wanted document's diagnostics are final, or the deadline.
+
+    Each wake looks only at the documents still waiting (a final one leaves the list), and
+    sleeps until the earliest of their settle windows ends or a server says something.
+    """
+    waiting = [(handle, uri) for handle, uri, _ in wanted]
     while True:
         now = time.monotonic()
-        waiting = [
-            (handle, uri)
-            for handle, uri, _ in wanted
-            if handle.state != "crashed" and not handle.finality.status(uri, now).final
-        ]
+        still: list[tuple[ServerHandle, str]] = []
+        wake = deadline
+        for handle, uri in waiting:
+            if handle.state == "crashed":
+                continue
+            status = handle.finality.status(uri, now)
+            if status.final:
+                continue
+            still.append((handle, uri))
+            if status.recheck_at is not None and status.recheck_at < wake:
+                wake = status.recheck_at
+        waiting = still
         if not waiting or now >= deadline:
             return
-        # Once per server: each tracker knows the earliest window end of all its documents.
-        recheck = [handle.finality.next_recheck(now) for handle in {h for h, _ in waiting}]
-        times = [when for when in recheck if when is not None]
-        wake = min([deadline, *times])
         await ws.changed.wait(max(0.0, wake - now))
 
 
