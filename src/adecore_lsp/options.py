@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,10 @@ ConfigurationHandler = Callable[[JSONObject], Any]
 
 ApplyEditHandler = Callable[[JSONObject], Any]
 """Applies a ``workspace/applyEdit`` and returns an ``ApplyWorkspaceEditResult``; may be async."""
+
+Confirm = Callable[[JSONObject], bool | Awaitable[bool]]
+"""Asked about each ``ChangeAnnotation`` that ``needsConfirmation`` (``apply_edit``); plain or
+async, it returns whether to apply the changes the annotation marks."""
 
 ShowMessageHandler = Callable[[JSONObject], Any]
 """Answers a ``window/showMessageRequest`` with one of its actions or ``None``; may be async."""

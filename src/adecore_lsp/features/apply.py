@@ -19,11 +19,12 @@ import secrets
 import shutil
 import stat
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import LspError
+from ..options import Confirm
 from ..paths import path_to_uri, uri_to_path
 from ..protocol.documents import TextDocument
 from ..protocol.workspace_edit import (
@@ -48,9 +49,6 @@ if TYPE_CHECKING:
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
-
-Confirm = Callable[[JSONObject], bool | Awaitable[bool]]
-"""Asked about each ``ChangeAnnotation`` that ``needsConfirmation``; plain or async."""
 
 
 async def apply_edit(
