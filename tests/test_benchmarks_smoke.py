@@ -26,6 +26,7 @@ RUNS = [
         120,
     ),
     (["bench_workspace_scale.py", "--quick"], ["generated files", "client peak RSS"], 120),
+    (["bench_cli.py", "--quick"], ["(1) adecore-lsp --version", "(2) adecore-lsp check"], 120),
     (
         ["bench_load.py", "all", "--quick"],
         [
