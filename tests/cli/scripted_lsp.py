@@ -1,0 +1,125 @@
+"""A tiny language server for the command-line tests, run with ``--command``.
+
+``python scripted_lsp.py crash`` answers ``initialize``, writes a few lines on stderr and
+exits with status 3 once the client has said ``initialized``: a server that crashed;
+``crash-at-start`` does the same on ``initialize``, before answering it.
+``late-pull`` registers ``textDocument/diagnostic`` half a second after a document opens (as
+basedpyright does when it is slow to start) and answers each pull with one error.
+``python scripted_lsp.py silent`` answers ``initialize`` and ``shutdown`` and never publishes
+a diagnostic: every wait for final diagnostics runs into the timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any, BinaryIO
+
+CRASH_LINES = (
+    "scripted-lsp: loading the project",
+    "scripted-lsp: fatal: the index is corrupt (scripted crash)",
+)
+
+LATE_PULL_DELAY = 0.5
+"""How long after the first ``didOpen`` the ``late-pull`` server registers pulls, seconds."""
+
+LATE_PULL_REPORT = {
+    "kind": "full",
+    "items": [
+        {
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+            "severity": 1,
+            "message": "scripted finding",
+            "source": "scripted",
+        }
+    ],
+}
+
+
+def read_message(stream: BinaryIO) -> dict[str, Any] | None:
+    """One framed JSON-RPC message, or ``None`` at the end of the stream."""
+    length = None
+    while True:
+        header = stream.readline()
+        if not header:
+            return None
+        header = header.strip()
+        if not header:
+            break
+        name, _, value = header.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    if length is None:
+        return None
+    message: dict[str, Any] = json.loads(stream.read(length))
+    return message
+
+
+def write_message(stream: BinaryIO, message: dict[str, Any]) -> None:
+    body = json.dumps(message).encode("utf-8")
+    stream.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    stream.flush()
+
+
+def crash() -> int:
+    for line in CRASH_LINES:
+        sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+    return 3
+
+
+def main(mode: str) -> int:
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    registered = False
+    while True:
+        message = read_message(stdin)
+        if message is None:
+            return 0
+        method = message.get("method")
+        if method == "initialize" and mode == "crash-at-start":
+            return crash()
+        if method == "initialize":
+            result = {
+                "capabilities": {"textDocumentSync": 1},
+                "serverInfo": {"name": "scripted-lsp", "version": "1.0"},
+            }
+            write_message(stdout, {"jsonrpc": "2.0", "id": message["id"], "result": result})
+        elif method == "initialized" and mode == "crash":
+            return crash()
+        elif method == "textDocument/didOpen" and mode == "late-pull" and not registered:
+            registered = True
+            time.sleep(LATE_PULL_DELAY)
+            registration = {
+                "id": "late-pull",
+                "method": "textDocument/diagnostic",
+                "registerOptions": {
+                    "documentSelector": None,
+                    "interFileDependencies": False,
+                    "workspaceDiagnostics": False,
+                },
+            }
+            write_message(
+                stdout,
+                {
+                    "jsonrpc": "2.0",
+                    "id": "register-1",
+                    "method": "client/registerCapability",
+                    "params": {"registrations": [registration]},
+                },
+            )
+        elif method == "textDocument/diagnostic":
+            write_message(
+                stdout,
+                {"jsonrpc": "2.0", "id": message["id"], "result": LATE_PULL_REPORT},
+            )
+        elif method == "shutdown":
+            write_message(stdout, {"jsonrpc": "2.0", "id": message["id"], "result": None})
+        elif method == "exit":
+            return 0
+        elif "id" in message and method is not None:
+            write_message(stdout, {"jsonrpc": "2.0", "id": message["id"], "result": None})
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1] if len(sys.argv) > 1 else "silent"))
