@@ -42,12 +42,47 @@ def _servers(ws: Workspace) -> list[tuple[str, str | None]]:
         session = handle.live
         info = session.server_info if session is not None else None
         version = info.get("version") if isinstance(info, dict) else None
-        found.setdefault(handle.spec.id, version if isinstance(version, str) else None)
+        found.setdefault(handle.spec.id, _short_version(version))
     return sorted(found.items())
 
 
-def _absolute(paths: Sequence[str]) -> list[str]:
-    return [os.path.abspath(path) for path in paths]
+def _short_version(version: object) -> str | None:
+    """``22.1.1`` of clangd's ``clangd version 22.1.1 linux x86_64-...``."""
+    if not isinstance(version, str) or not version:
+        return None
+    for word in version.split():
+        if word[:1].isdigit():
+            return word
+    return version
+
+
+def _crashes(ws: Workspace) -> str | None:
+    """The message of the servers that crashed, with their last stderr lines."""
+    crashed = [handle for handle in ws.started() if handle.state == "crashed"]
+    if not crashed:
+        return None
+    parts = []
+    for handle in crashed:
+        tail = handle.stderr_tail()
+        quoted = f"; its last stderr lines:\n{tail}" if tail else ""
+        parts.append(f"the language server {handle.spec.id} crashed{quoted}")
+    return "\n".join(parts)
+
+
+def _absolute(paths: Sequence[str], root: Path | None = None) -> list[str]:
+    """``paths`` made absolute; with ``root``, each must be inside it.
+
+    Raises:
+        ValueError: a path outside the root, saying how to choose another root.
+    """
+    full = [os.path.abspath(path) for path in paths]
+    if root is not None:
+        for given, path in zip(paths, full, strict=True):
+            if not Path(path).is_relative_to(root):
+                raise ValueError(
+                    f"{given} is outside the root {root} (give --root to check it there)"
+                )
+    return full
 
 
 def _read_json(path: str) -> Any:
@@ -66,7 +101,7 @@ def _incomplete(output: Output, what: str, files: Sequence[str]) -> None:
 
 
 async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
-    paths = _absolute(args.paths) if args.paths else None
+    paths = _absolute(args.paths, ws.root) if args.paths else None
     report = await ws.diagnostics(paths, timeout=args.timeout)
     items = reports.shown(report.items, args.min_severity)
     if args.baseline:
@@ -84,6 +119,10 @@ async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
         from .sarif import sarif
 
         output.result(sarif(items, servers, _line_of(ws)))
+    crash = _crashes(ws)
+    if crash is not None:
+        output.error(crash)
+        return 2
     if not report.complete:
         unfinished = [path for path, status in report.files.items() if not status.complete]
         reasons = sorted({str(s.reason) for s in report.files.values() if not s.complete})
@@ -322,6 +361,7 @@ async def capabilities(args: argparse.Namespace, output: Output, ws: Workspace) 
         session = await ws.session_for(path)
         uri = ws.paths.uri(path)
         await ws.open(path)
+        await _registration_grace(session)
     else:
         handles = ws.started()
         if not handles:
@@ -354,6 +394,15 @@ async def capabilities(args: argparse.Namespace, output: Output, ws: Workspace) 
             extra = f"  {json.dumps(row['options'], ensure_ascii=False)}" if row["options"] else ""
             output.line(f"{row['method']}{extra}")
     return 0
+
+
+async def _registration_grace(session: Any) -> None:
+    """Wait out the second after the handshake in which servers register capabilities."""
+    ready_at = session.ready_at
+    if ready_at is not None:
+        left = ready_at + 1.0 - asyncio.get_running_loop().time()
+        if left > 0:
+            await asyncio.sleep(left)
 
 
 async def _version_of(executable: str) -> str | None:

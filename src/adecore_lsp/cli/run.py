@@ -37,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the parsed command; returns its exit status."""
     output = Output(quiet=args.quiet)
     _find_own_servers()
+    _logging(args.debug)
     try:
         return asyncio.run(_run(args, output))
     except KeyboardInterrupt:
@@ -56,6 +57,19 @@ def run(args: argparse.Namespace) -> int:
             traceback.print_exc()
         output.error(f"internal error: {error!r} (run again with --debug for the traceback)")
         return FAILURE
+
+
+def _logging(debug: bool) -> None:
+    """The library's log records (a server's error, with its traceback) are for --debug;
+    without it, errors reach the person once, as the command's own message."""
+    import logging
+
+    logger = logging.getLogger("adecore_lsp")
+    if debug:
+        logging.basicConfig(level=logging.DEBUG, format="%(name)s: %(message)s")
+    else:
+        logger.addHandler(logging.NullHandler())
+        logger.propagate = False
 
 
 def _silence_stdout() -> None:

@@ -26,7 +26,7 @@ from .model import (
     FileStatus,
     Readiness,
 )
-from .servers import ServerHandle
+from .servers import HandshakeTimeout, ServerHandle
 from .units import diagnostic
 
 if TYPE_CHECKING:
@@ -137,6 +137,9 @@ async def _check(
         shown = ws.paths.relative(path)
         try:
             handles = await ws.open(path)
+        except HandshakeTimeout:
+            statuses[shown] = FileStatus(False, "timeout")
+            continue
         except ValueError:
             if not skip_unreadable:
                 raise
@@ -195,7 +198,16 @@ async def _pull_all(handle: ServerHandle, uris: list[str], deadline: float) -> N
             session = handle.live
             while session is not None and uri in session.documents:
                 if not session.supports("textDocument/diagnostic", uri):
-                    return
+                    # A server may register pulls later (basedpyright on a busy machine):
+                    # wait for that within the deadline, while its pushes count meanwhile.
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return
+                    if not await session.wait_for_capability(
+                        "textDocument/diagnostic", uri, timeout=left
+                    ):
+                        return
+                    continue
                 version = session.documents[uri].version
                 left = deadline - time.monotonic()
                 if left <= 0:

@@ -162,7 +162,9 @@ async def resolve(ws: Workspace, target: Target) -> Symbol:
         if not found:
             where = ws.paths.relative(path)
             raise TargetNotFoundError(
-                target, parsing.describe_miss(tree, parsed.names, parsed.index, where)
+                target,
+                parsing.describe_miss(tree, parsed.names, parsed.index, where)
+                + _top_level(tree, where),
             )
         return _one(target, found)
     return await _by_name(ws, target, parsed)
@@ -176,6 +178,15 @@ async def _symbol_at(ws: Workspace, path: Path, offset: int, shown: str) -> Symb
     if match is None:
         raise TargetNotFoundError(shown, f"no symbol of {ws.paths.relative(path)} holds {shown}")
     return to_symbol(ws, session, uri, match.symbol, match.name_path, match.container)
+
+
+def _top_level(tree: list[Any], where: str) -> str:
+    """The file's top-level names, for a message about a name it lacks."""
+    names = [f"{where}#{symbol['name']}" for symbol in tree[:12] if isinstance(symbol, Mapping)]
+    if not names:
+        return ""
+    more = ", ..." if len(tree) > len(names) else ""
+    return f"; its top-level symbols: {', '.join(names)}{more}"
 
 
 def _one(target: str, found: list[Symbol]) -> Symbol:

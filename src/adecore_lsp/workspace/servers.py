@@ -84,6 +84,11 @@ Connect = Callable[[ServerSpec, Path], Awaitable[ServerConnection]]
 """Makes the connection to a server in place of starting its process (``Workspace(connect=)``)."""
 
 
+class HandshakeTimeout(LspError):
+    """A server that did not finish its handshake in time: a wait that timed out, which a
+    report of many files shows per file (``reason: "timeout"``) rather than failing."""
+
+
 def canonical_uri(uri: str) -> str:
     """One spelling per file: servers spell the same path differently (``+`` or ``%2B``)."""
     try:
@@ -230,10 +235,11 @@ class ServerHandle:
         except BaseException as error:
             await self._discard(session, process)
             if isinstance(error, asyncio.TimeoutError):
-                raise self._failure(
+                failure = self._failure(
                     f"the language server {spec.id} did not finish its handshake within "
                     f"{self.timeout:g} s"
-                ) from None
+                )
+                raise HandshakeTimeout(failure.code, failure.message) from None
             if isinstance(error, LspError):
                 raise self._failure(
                     f"the language server {spec.id} failed to start: {error.message}"

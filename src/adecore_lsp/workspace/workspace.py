@@ -528,6 +528,10 @@ class Workspace:
                 found = handle, session, result
         if found is not None:
             return found
+        for handle in handles:
+            if handle.state == "crashed":
+                crash = LspError(ErrorCodes.InternalError, f"it exited before answering {method}")
+                raise await handle.translate(crash)
         where = f" of {self.paths.display(uri)}" if uri is not None else ""
         raise LspError(
             ErrorCodes.MethodNotFound,
