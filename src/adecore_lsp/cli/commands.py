@@ -100,7 +100,61 @@ def _incomplete(output: Output, what: str, files: Sequence[str]) -> None:
 # -- check -------------------------------------------------------------------------------------
 
 
+STREAM_BATCH = 100
+"""Files checked at a time when findings are printed as they come (text, jsonl, github)."""
+
+
+async def _check_streamed(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
+    """``check`` printing each batch of files' findings as soon as they are final, so that
+    the first lines come early and memory stays flat however many files there are."""
+    from ..workspace import checking
+
+    if args.paths:
+        files: list[Any] = _absolute(args.paths, ws.root)
+    else:
+        files = ws.root_files()
+    deadline = time.monotonic() + args.timeout
+    line_of = _line_of(ws)
+    errors = warnings = 0
+    failing = False
+    unfinished: dict[str, str] = {}
+    checked: set[str] = set()
+    for start in range(0, len(files), STREAM_BATCH):
+        batch = files[start : start + STREAM_BATCH]
+        left = max(0.001, deadline - time.monotonic())
+        report = await checking.diagnostics(ws, batch, left, skip_unreadable=not args.paths)
+        items = reports.shown(report.items, args.min_severity)
+        if args.format == "text":
+            output.result(reports.text_lines(items))
+        elif args.format == "jsonl":
+            output.result(reports.jsonl(items, line_of))
+        else:
+            output.result(reports.github(items))
+        output.out.flush()
+        errors += sum(1 for item in items if item.severity == "error")
+        warnings += sum(1 for item in items if item.severity == "warning")
+        failing = failing or any(
+            reports.RANK[item.severity] <= reports.RANK[args.fail_on] for item in items
+        )
+        checked.update(report.files)
+        for path, status in report.files.items():
+            if not status.complete:
+                unfinished[path] = str(status.reason)
+    if args.format == "text":
+        output.result(reports.summary(errors, warnings, len(checked), _servers(ws)))
+    crash = _crashes(ws)
+    if crash is not None:
+        output.error(crash)
+        return 2
+    if unfinished:
+        reasons = ", ".join(sorted(set(unfinished.values())))
+        _incomplete(output, f"diagnostics not final ({reasons})", sorted(unfinished))
+    return exit_for(not unfinished, failing)
+
+
 async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
+    if args.format in ("text", "jsonl", "github") and not args.baseline:
+        return await _check_streamed(args, output, ws)
     paths = _absolute(args.paths, ws.root) if args.paths else None
     report = await ws.diagnostics(paths, timeout=args.timeout)
     items = reports.shown(report.items, args.min_severity)

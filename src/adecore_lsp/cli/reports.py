@@ -68,22 +68,31 @@ def text(
     servers: Sequence[tuple[str, str | None]],
 ) -> str:
     """``path:line:col: severity: message [source code]`` lines and a summary line."""
+    errors = sum(1 for item in items if item.severity == "error")
+    warnings = sum(1 for item in items if item.severity == "warning")
+    return text_lines(items) + summary(errors, warnings, len(report.files), servers)
+
+
+def text_lines(items: Sequence[Diagnostic]) -> str:
+    """One ``path:line:col: severity: message [source code]`` line per finding."""
     lines = []
     for item in items:
         tag = " ".join(str(part) for part in (item.source, item.code) if part is not None)
         lines.append(
             f"{item.path}:{item.line}:{item.column}: {item.severity}: {one_line(item.message)}"
             + (f" [{tag}]" if tag else "")
+            + "\n"
         )
-    errors = sum(1 for item in items if item.severity == "error")
-    warnings = sum(1 for item in items if item.severity == "warning")
+    return "".join(lines)
+
+
+def summary(
+    errors: int, warnings: int, files: int, servers: Sequence[tuple[str, str | None]]
+) -> str:
+    """``N errors, N warnings in N files (SERVER VERSION, ...)``."""
     names = ", ".join(f"{name} {version}" if version else name for name, version in servers)
-    files = len(report.files)
-    summary = (
-        f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} in {_plural(files, 'file')}"
-    )
-    lines.append(summary + (f" ({names})" if names else ""))
-    return "".join(line + "\n" for line in lines)
+    line = f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} in {_plural(files, 'file')}"
+    return line + (f" ({names})" if names else "") + "\n"
 
 
 def as_json(

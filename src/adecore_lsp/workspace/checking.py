@@ -85,11 +85,17 @@ async def _ready(handle: ServerHandle, began: float, timeout: float) -> Readines
 
 
 async def diagnostics(
-    ws: Workspace, paths: Sequence[str | os.PathLike[str]] | None, timeout: float
+    ws: Workspace,
+    paths: Sequence[str | os.PathLike[str]] | None,
+    timeout: float,
+    *,
+    skip_unreadable: bool = False,
 ) -> DiagnosticsReport:
+    """``Workspace.diagnostics``; ``skip_unreadable`` reports a file that is not UTF-8 as
+    not checked, as for the whole root (the command line checks the root in batches)."""
     deadline = time.monotonic() + timeout
     await ws.sync_disk()
-    whole_root = paths is None
+    whole_root = paths is None or skip_unreadable
     if paths is None:
         files = ws.root_files()
     else:
