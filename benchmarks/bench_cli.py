@@ -9,9 +9,10 @@ Three figures, each the median of paired runs (A B A B ...) in one run of this s
 2. ``adecore-lsp check app.py`` with ruff on the sample project, beside the server's own
    share: a bare process that starts ``ruff server``, does the handshake, pulls the file's
    diagnostics and shuts it down with the session layer alone. The target is under 400 ms.
-3. ``adecore-lsp check`` of a 500+ file code base (networkx 3.3, the workspace
-   benchmark's) against a script that makes the same ``Workspace`` and calls
-   ``diagnostics()``: the target is within 1.2x. The command's peak RSS is reported too.
+3. ``adecore-lsp check`` (text, printed batch by batch) of a 500+ file code base
+   (networkx 3.3, the workspace benchmark's) against a script that makes the same
+   ``Workspace`` and calls ``diagnostics()``: the target is within 1.2x. The command's
+   peak RSS is reported too.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def main() -> int:
 
     base = code_base()
     files = sum(1 for _ in base.rglob("*.py"))
-    whole = [*CLI, "check", "--server", "ruff", "--quiet", "--format", "json", "--timeout", "120"]
+    whole = [*CLI, "check", "--server", "ruff", "--quiet", "--timeout", "120"]
     api = [sys.executable, "-c", API_CHECK, str(base)]
     cli, own, ratio = paired(whole, api, base, max(3, runs // 3))
     _wall, peak = timed(whole, base)
