@@ -1,0 +1,239 @@
+"""The short text of each tool's result, for hosts that show a model text only.
+
+The same facts as the structured result, one line per item, and a last line that says how
+much was shown and whether the answer is whole. An incomplete answer says so in words
+("diagnostics of src/x.py did not finish within 30 s; ask again"), never as an empty list
+that would read as clean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..workspace.model import FileStatus
+from .shapes import (
+    DiagnosticList,
+    DiagnosticShape,
+    FoundSymbolList,
+    LocationList,
+    PlanShape,
+    ReferenceList,
+    StatusList,
+    SymbolList,
+    SymbolShape,
+)
+
+# Internal to the library: nothing here is public API.
+__all__: list[str] = []
+
+SEVERITIES = ("error", "warning", "information", "hint")
+
+FILES_NAMED = 10
+"""An incomplete answer names this many of its files, then says how many more."""
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def why(reason: str | None, timeout: float) -> str:
+    """The words for a reason an answer is not whole (after what it is about)."""
+    if reason == "not_ready":
+        return (
+            f"came back empty while the language server was still getting ready (it was not "
+            f"ready within {timeout:g} s); ask again in a moment"
+        )
+    if reason == "too_many_files":
+        return (
+            "may be partial: the root has more files than the workspace opens at once, so "
+            "files beyond that were not looked at"
+        )
+    if reason == "server_crashed":
+        return (
+            "stopped: a language server crashed (it is started again on the next call); ask again"
+        )
+    if reason == "unsupported":
+        return "could not be checked: no installed language server takes them"
+    return f"did not finish within {timeout:g} s; ask again"
+
+
+def names(paths: Sequence[str]) -> str:
+    shown = ", ".join(paths[:FILES_NAMED])
+    more = len(paths) - FILES_NAMED
+    return shown + (f" and {more:,} more" if more > 0 else "")
+
+
+def incomplete(what: str, complete: bool, reason: str | None, timeout: float) -> list[str]:
+    """One line saying ``what`` is not whole and why, or nothing when it is."""
+    if complete:
+        return []
+    return [f"INCOMPLETE: {what} {why(reason, timeout)}."]
+
+
+def _diagnostic_line(item: DiagnosticShape) -> str:
+    code = f" [{item['code']}]" if item["code"] is not None else ""
+    return (
+        f"{item['path']}:{item['line']}:{item['column']}: {item['severity']}: "
+        f"{one_line(item['message'])}{code} ({item['server']})"
+    )
+
+
+def diagnostics(
+    result: DiagnosticList,
+    files: Mapping[str, FileStatus],
+    min_severity: str,
+    timeout: float,
+) -> str:
+    lines = [_diagnostic_line(item) for item in result["items"]]
+    counted = plural(len(files), "file")
+    if result["total"] == 0 and result["complete"]:
+        lines.append(f"No diagnostics of severity {min_severity} or above in {counted}.")
+    elif result["total"] == 0:
+        lines.append(f"No diagnostics known for {counted}: the answer is not whole (below).")
+    else:
+        by = dict.fromkeys(SEVERITIES, 0)
+        for item in result["items"]:
+            by[item["severity"]] += 1
+        shown = ", ".join(plural(count, severity) for severity, count in by.items() if count)
+        lines.append(f"{plural(result['total'], 'diagnostic')} in {counted} ({shown} shown).")
+    if result["truncated"]:
+        lines.append(
+            f"Showing {len(result['items']):,} of {result['total']:,}, the most severe first; "
+            "ask with a higher limit, a min_severity or fewer paths for the rest."
+        )
+    if result["complete"]:
+        lines.append("Final for the files' current text.")
+        return "\n".join(lines)
+    grouped: dict[str | None, list[str]] = {}
+    for path, status in files.items():
+        if not status.complete:
+            grouped.setdefault(status.reason, []).append(path)
+    for reason, paths in grouped.items():
+        lines.append(f"INCOMPLETE: diagnostics of {names(paths)} {why(reason, timeout)}.")
+    if "timeout" in grouped or "server_crashed" in grouped:
+        lines.append("Items shown for those files are the last ones known, maybe out of date.")
+    return "\n".join(lines)
+
+
+def locations(result: LocationList, what: str, target: str, timeout: float) -> str:
+    lines = [
+        f"{item['path']}:{item['line']}:{item['column']}: {(item['text'] or '').strip()}"
+        for item in result["items"]
+    ]
+    if not result["items"]:
+        lines.append(f"No {what} found for {target}.")
+    lines += incomplete(f"the {what} of {target}", result["complete"], result["reason"], timeout)
+    return "\n".join(lines)
+
+
+def references(result: ReferenceList, target: str, timeout: float) -> str:
+    lines: list[str] = []
+    for item in result["items"]:
+        inside = f" in {item['container']}" if item["container"] else ""
+        text = (item["text"] or "").strip()
+        lines.append(f"{item['path']}:{item['line']}:{item['column']}{inside}: {text}")
+        for context in item.get("context", []):
+            lines.append(f"    | {context}")
+    if result["total"] == 0:
+        lines.append(f"No references to {target} found.")
+    else:
+        lines.append(f"{plural(result['total'], 'reference')} to {target}.")
+    if result["truncated"]:
+        lines.append(f"Showing the first {len(result['items']):,}; ask with a higher limit.")
+    lines += incomplete(
+        f"the references to {target}", result["complete"], result["reason"], timeout
+    )
+    return "\n".join(lines)
+
+
+def symbols(result: SymbolList, path: str, timeout: float) -> str:
+    lines: list[str] = []
+
+    def show(item: SymbolShape, depth: int) -> None:
+        lines.append(f"{'  ' * depth}{item['kind']} {item['name']}  (line {item['line']})")
+        for child in item["children"]:
+            show(child, depth + 1)
+
+    for item in result["items"]:
+        show(item, 0)
+    if not result["items"]:
+        lines.append(f"{path} has no symbols.")
+    else:
+        lines.append(
+            f"{plural(result['total'], 'top-level symbol')} in {path}; name one as "
+            f"{path}#Name or {path}#Class/method."
+        )
+    lines += incomplete(f"the outline of {path}", result["complete"], result["reason"], timeout)
+    return "\n".join(lines)
+
+
+def found(result: FoundSymbolList, query: str, timeout: float) -> str:
+    lines = [
+        f"{item['kind']} {item['name_path']}  target {item['target']}  "
+        f"at {item['path']}:{item['line']}:{item['column']}"
+        for item in result["items"]
+    ]
+    if result["total"] == 0:
+        lines.append(f"No symbol matches {query!r}.")
+    else:
+        verb = "matches" if result["total"] == 1 else "match"
+        lines.append(f"{plural(result['total'], 'symbol')} {verb} {query!r}.")
+    if result["truncated"]:
+        lines.append(f"Showing the first {len(result['items']):,}; ask with a higher limit.")
+    lines += incomplete(f"the search for {query!r}", result["complete"], result["reason"], timeout)
+    return "\n".join(lines)
+
+
+def hover(markdown: str | None, target: str) -> str:
+    if markdown is None or not markdown.strip():
+        return f"No hover text for {target}."
+    return markdown.rstrip("\n")
+
+
+def plan(
+    result: PlanShape,
+    diff_lines: int,
+    delta_complete: bool,
+    delta_reason: str | None,
+    timeout: float,
+) -> str:
+    lines = [result["diff"].rstrip("\n")] if result["diff"] else []
+    edits = sum(result["edits"].values())
+    files = result["changed_files"]
+    if result["applied"]:
+        lines.append(
+            f"Wrote {plural(len(files), 'file')} ({plural(edits, 'edit')}): {names(files)}."
+        )
+        if result["introduced"]:
+            lines.append(f"It introduced {plural(len(result['introduced']), 'diagnostic')}:")
+            lines += [_diagnostic_line(item) for item in result["introduced"]]
+        elif delta_complete:
+            lines.append("It introduced no diagnostics.")
+        lines += incomplete(
+            "the diagnostics after the write", delta_complete, delta_reason, timeout
+        )
+    else:
+        lines.append(
+            f"Would change {plural(len(files), 'file')} ({plural(edits, 'edit')}): {names(files)}. "
+            "Nothing was written; apply_rename writes it."
+        )
+    if diff_lines > len(result["diff"].splitlines()):
+        lines.append(f"(The diff has {diff_lines:,} lines; it was cut.)")
+    return "\n".join(lines)
+
+
+def statuses(result: StatusList) -> str:
+    lines = []
+    for item in result["items"]:
+        memory = f", {item['rss_bytes'] / 1e6:.1f} MB" if item["rss_bytes"] else ""
+        pid = f", pid {item['pid']}" if item["pid"] is not None else ""
+        lines.append(
+            f"{item['id']}: {item['state']}{pid}, {plural(item['restarts'], 'restart')}{memory}"
+        )
+    if not lines:
+        lines.append("No language server has been started yet: nothing to restart.")
+    return "\n".join(lines)
