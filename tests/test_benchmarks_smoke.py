@@ -27,6 +27,7 @@ RUNS = [
     ),
     (["bench_workspace_scale.py", "--quick"], ["generated files", "client peak RSS"], 120),
     (["bench_cli.py", "--quick"], ["(1) adecore-lsp --version", "(2) adecore-lsp check"], 120),
+    (["bench_mcp.py", "--quick"], ["(1) diagnostics", "(2) tools/list", "(3) hover"], 120),
     (
         ["bench_load.py", "all", "--quick"],
         [

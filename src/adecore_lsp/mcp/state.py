@@ -18,7 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import anyio
 import mcp_types as types
@@ -53,7 +53,8 @@ class Options:
     servers: list[str] | None = None
     """Server ids (the registry's or the project's own), in order; ``None``: as configured."""
     timeout: float = 30.0
-    trace: str | None = None
+    trace: str | IO[bytes] | None = None
+    """Where every message with the language servers is written (``--trace``)."""
     http: tuple[str, int] | None = None
     log_level: str = "WARNING"
 
