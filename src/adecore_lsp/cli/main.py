@@ -192,6 +192,16 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("ids", nargs="*", metavar="ID")
     doctor.add_argument("--format", choices=("text", "json"), default="text")
 
+    mcp = command("mcp", "serve the workspace to coding agents over MCP (stdio, or --http)")
+    mcp.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        default=None,
+        help="serve streamable HTTP at HOST:PORT (path /mcp) instead of stdio",
+    )
+    # Kept below hosts' usual tool timeouts (mcp.md); --timeout after `mcp` sets it.
+    mcp.set_defaults(timeout=30.0)
+
     return parser
 
 

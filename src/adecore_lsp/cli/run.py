@@ -37,6 +37,10 @@ def run(args: argparse.Namespace) -> int:
     """Run the parsed command; returns its exit status."""
     output = Output(quiet=args.quiet)
     _find_own_servers()
+    if args.name == "mcp":
+        from .mcp_command import run_mcp
+
+        return run_mcp(args)
     _logging(args.debug)
     try:
         return asyncio.run(_run(args, output))
