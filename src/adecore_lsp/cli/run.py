@@ -68,10 +68,13 @@ def _logging(debug: bool) -> None:
     without it, errors reach the person once, as the command's own message."""
     import logging
 
-    logger = logging.getLogger("adecore_lsp")
     if debug:
         logging.basicConfig(level=logging.DEBUG, format="%(name)s: %(message)s")
-    else:
+        return
+    # asyncio's own records too (its debug mode's "Executing ... took 0.2 seconds"):
+    # stderr is for the command's messages, and empty with --quiet.
+    for name in ("adecore_lsp", "asyncio"):
+        logger = logging.getLogger(name)
         logger.addHandler(logging.NullHandler())
         logger.propagate = False
 

@@ -228,6 +228,9 @@ class ServerHandle:
         self._listen(session)
         try:
             await asyncio.wait_for(session.initialize(), self.timeout)
+            # Readiness counts from `initialized`, not from the spawn: a handshake slowed
+            # down by a busy machine must not eat the server's grace for its first signal.
+            self.readiness = self._new_readiness(time.monotonic())
             if spec.pull_diagnostics:
                 await session.wait_for_capability(
                     "textDocument/diagnostic", timeout=PULL_REGISTRATION_WAIT
