@@ -9,34 +9,15 @@ as its argument, it appends the method of every message it gets to that file, on
 
 from __future__ import annotations
 
-import json
 import sys
-from typing import Any, BinaryIO
+from pathlib import Path
+from typing import Any
 
+# Run as a script (python tests/.../this.py): the repository's root on the path for the
+# shared framing.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-def read_message(stream: BinaryIO) -> dict[str, Any] | None:
-    """One framed JSON-RPC message, or ``None`` at the end of the stream."""
-    length = None
-    while True:
-        header = stream.readline()
-        if not header:
-            return None
-        header = header.strip()
-        if not header:
-            break
-        name, _, value = header.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value.strip())
-    if length is None:
-        return None
-    message: dict[str, Any] = json.loads(stream.read(length))
-    return message
-
-
-def write_message(stream: BinaryIO, message: dict[str, Any]) -> None:
-    body = json.dumps(message).encode("utf-8")
-    stream.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    stream.flush()
+from tests.stdio_framing import read_message, write_message
 
 
 def main(log: str | None) -> int:

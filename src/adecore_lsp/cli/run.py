@@ -106,7 +106,7 @@ async def _run(args: argparse.Namespace, output: Output) -> int:
     from . import commands
 
     if args.name == "servers":
-        status: int = await commands.servers(args, output, _registry(args))
+        status: int = await commands.servers(args, output, Registry.default())
         return status
     specs, registry = _specs(args)
     root = _root(args, registry, specs)
@@ -140,12 +140,8 @@ async def _run(args: argparse.Namespace, output: Output) -> int:
         printer.close()
 
 
-def _registry(args: argparse.Namespace) -> Registry:
-    return Registry.default()
-
-
 def _paths_given(args: argparse.Namespace) -> list[str]:
-    """The file arguments of the command, targets' files included, as given."""
+    """The file arguments of the command, a target's file included, as given."""
     given: list[str] = []
     for name in ("paths", "file"):
         value = getattr(args, name, None)
@@ -155,22 +151,20 @@ def _paths_given(args: argparse.Namespace) -> list[str]:
             given.append(value)
     target = getattr(args, "target", None)
     if isinstance(target, str):
-        for separator in ("#", ":"):
-            head = target.split("#", 1)[0] if separator == "#" else target
-            if separator == ":" and "#" not in target:
-                parts = head.rsplit(":", 2)
-                while len(parts) > 1 and parts[-1].isdigit():
-                    parts = parts[:-1]
-                    head = ":".join(parts)
-            if os.path.exists(head):
-                given.append(head)
-                break
+        from ..protocol.targets import PositionTarget, SymbolTarget, parse_target
+
+        try:
+            parsed = parse_target(target)
+        except ValueError:
+            return given  # the command itself says what is wrong with the target
+        if isinstance(parsed, (PositionTarget, SymbolTarget)):
+            given.append(parsed.path)
     return given
 
 
 def _specs(args: argparse.Namespace) -> tuple[list[ServerSpec] | None, Registry]:
     """The servers the command line chose (``--server``, ``--command``), or ``None``."""
-    registry = _registry(args)
+    registry = Registry.default()
     specs: list[ServerSpec] = [registry.get(server) for server in args.servers or []]
     if args.command:
         argv = shlex.split(args.command)
