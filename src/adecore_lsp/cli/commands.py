@@ -516,7 +516,7 @@ async def _none() -> None:
 
 async def doctor(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
     from ..errors import LspError
-    from ..workspace.checking import _ready
+    from ..workspace.checking import wait_ready
 
     registry = ws.registry
     ids = args.ids or [spec.id for spec in registry if registry.which(spec, ws.root)]
@@ -542,7 +542,7 @@ async def doctor(args: argparse.Namespace, output: Output, ws: Workspace) -> int
                 handle = pinned.handles_for(probe)[0]
                 session = await handle.session()
                 row["start_ms"] = round((time.monotonic() - began) * 1000)
-                readiness = await _ready(handle, time.monotonic(), min(ws.timeout, 10))
+                readiness = await wait_ready(handle, time.monotonic(), min(ws.timeout, 10))
                 row["ready_s"] = round(readiness.waited, 3) if readiness.state == "ready" else None
                 row["position_encoding"] = session.position_encoding
                 sync = session.server_capabilities.get("textDocumentSync")

@@ -59,13 +59,14 @@ async def ready(ws: Workspace, path_or_id: str | os.PathLike[str], timeout: floa
             handles = await ws.open(path_or_id)
             if not handles:
                 raise ValueError(f"no language server of this workspace takes {path_or_id}")
-    answers = await asyncio.gather(*(_ready(h, began, timeout) for h in handles))
+    answers = await asyncio.gather(*(wait_ready(h, began, timeout) for h in handles))
     # The slowest answer speaks for them all: one not ready makes the file not ready.
     order = {"timed_out": 0, "no_signal": 1, "ready": 2}
     return min(answers, key=lambda answer: order[answer.state])
 
 
-async def _ready(handle: ServerHandle, began: float, timeout: float) -> Readiness:
+async def wait_ready(handle: ServerHandle, began: float, timeout: float) -> Readiness:
+    """Wait for one server's readiness until ``began + timeout`` (started first if need be)."""
     await handle.session()
     deadline = began + timeout
     while True:

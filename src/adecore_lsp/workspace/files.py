@@ -41,6 +41,11 @@ class DiskState:
         return cls(status.st_size, status.st_mtime_ns)
 
 
+def is_file(path: Path) -> bool:
+    """Whether ``path`` is a file: one stat, quick enough to call from the event loop."""
+    return path.is_file()
+
+
 def read_text(path: Path) -> str:
     """A file's text as UTF-8, with its line endings as they are.
 

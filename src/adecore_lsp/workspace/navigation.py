@@ -20,7 +20,8 @@ from ..errors import AmbiguousTargetError, ErrorCodes, LspError, TargetNotFoundE
 from ..protocol import targets as parsing
 from ..protocol.positions import LineIndex
 from ..session import LspSession
-from .checking import _ready
+from .checking import wait_ready
+from .files import is_file
 from .model import Location, Reference, ResultReason, Results, Symbol
 from .servers import ServerHandle
 from .units import location, lsp_position
@@ -219,7 +220,7 @@ async def _by_name(ws: Workspace, target: str, parsed: parsing.NameTarget) -> Sy
     found: list[Symbol] = []
     for uri in files:
         path = ws.paths.absolute(ws.paths.display(uri))
-        if not ws.is_file(path):
+        if not is_file(path):
             continue
         try:
             session, tree = await outline(ws, path)
@@ -298,7 +299,7 @@ async def prepare_whole(ws: Workspace) -> tuple[bool, ResultReason | None, bool]
     began = time.monotonic()
     for handle in ws.started():
         if handle.state == "running":
-            readiness = await _ready(handle, began, ws.timeout)
+            readiness = await wait_ready(handle, began, ws.timeout)
             timed_out = timed_out or readiness.state == "timed_out"
     return complete, reason, timed_out
 
@@ -307,7 +308,7 @@ async def _empty_because_not_ready(ws: Workspace, handle: ServerHandle) -> tuple
     """After an empty answer: wait for the server's readiness. Returns whether it timed out
     (the answer says ``not_ready``) and whether it was still getting ready when asked (so
     asking again may give more)."""
-    readiness = await _ready(handle, time.monotonic(), ws.timeout)
+    readiness = await wait_ready(handle, time.monotonic(), ws.timeout)
     return readiness.state == "timed_out", readiness.waited > READY_ALREADY
 
 
@@ -384,7 +385,7 @@ async def _container(
     if uri not in outlines:
         path = ws.paths.absolute(place.path)
         try:
-            _session, tree = await outline(ws, path) if path.is_file() else (None, None)
+            _session, tree = await outline(ws, path) if is_file(path) else (None, None)
         except (LspError, ValueError):
             tree = None
         outlines[uri] = tree

@@ -339,11 +339,6 @@ class Workspace:
                 if session is not None and session.supports(_WATCHED):
                     session.notify(_WATCHED, {"changes": events})
 
-    @staticmethod
-    def is_file(path: Path) -> bool:
-        """Whether ``path`` is a file (a stat: quick enough to call from the loop)."""
-        return path.is_file()
-
     def root_files(self) -> list[Path]:
         """The root's files that an installed server of this workspace takes.
 
