@@ -14,7 +14,7 @@ import argparse
 import sys
 import timeit
 
-from adecore_lsp.protocol.capabilities import CapabilityRegistry
+from adecore_lsp.protocol.capabilities.capabilities import CapabilityRegistry
 
 TARGET_SECONDS = 10e-6
 CAPABILITIES = {"hoverProvider": True, "textDocumentSync": 2}

@@ -29,8 +29,8 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from adecore_lsp.protocol.documents import DocumentStore, TextDocument, apply_changes
-from adecore_lsp.protocol.positions import LineIndex, Position
+from adecore_lsp.protocol.documents.documents import DocumentStore, TextDocument, apply_changes
+from adecore_lsp.protocol.documents.positions import LineIndex, Position
 
 URI = "file:///project/src/module.py"
 TARGET = 1.0

@@ -33,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from adecore_lsp.protocol.framing import ContentLengthDecoder, encode_message
+from adecore_lsp.protocol.wire.framing import ContentLengthDecoder, encode_message
 from adecore_lsp.transports.stream import create_stream_transport
 from adecore_lsp.types import Disposable
 

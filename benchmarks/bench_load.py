@@ -39,7 +39,7 @@ from typing import Any
 from bench_roundtrip import cpu_seconds, current_rss, peak_rss
 
 from adecore_lsp import LspError, LspSession, ServerProcess, spawn_server
-from adecore_lsp.protocol.rpc import CANCELLED_IDS_KEPT
+from adecore_lsp.protocol.wire.rpc import CANCELLED_IDS_KEPT
 
 RUFF = Path(sys.executable).parent / "ruff"
 SOURCE = "import os\n\n\ndef greet(name):\n    unused = 1\n    return 'hi ' + name\n"

@@ -32,10 +32,10 @@ from typing import Any
 
 import orjson
 
-from adecore_lsp.protocol import normalize
-from adecore_lsp.protocol.completion import completion
-from adecore_lsp.protocol.semantic_tokens import semantic_tokens
-from adecore_lsp.protocol.symbols import document_symbols
+from adecore_lsp.protocol.shapes import normalize
+from adecore_lsp.protocol.shapes.completion import completion
+from adecore_lsp.protocol.shapes.semantic_tokens import semantic_tokens
+from adecore_lsp.protocol.shapes.symbols import document_symbols
 
 R = {"start": {"line": 3, "character": 4}, "end": {"line": 3, "character": 9}}
 LEGEND = {"tokenTypes": ["namespace", "class", "function", "variable"], "tokenModifiers": ["a"]}

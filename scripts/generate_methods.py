@@ -1,4 +1,4 @@
-"""Generate ``src/adecore_lsp/protocol/_methods.py`` from the LSP 3.17 metaModel.
+"""Generate ``src/adecore_lsp/protocol/capabilities/_methods.py`` from the LSP 3.17 metaModel.
 
 The table lists every method a client sends (``messageDirection`` ``clientToServer`` or
 ``both``) with the server capability that announces it and the method a server registers
@@ -30,7 +30,7 @@ import metamodel_generator
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_META_MODEL = REPO_ROOT / "spec/lsp/3.17/metaModel.json"
-DEFAULT_OUTPUT = REPO_ROOT / "src/adecore_lsp/protocol/_methods.py"
+DEFAULT_OUTPUT = REPO_ROOT / "src/adecore_lsp/protocol/capabilities/_methods.py"
 
 # Methods the server must answer whatever it announces: the lifecycle, the `$/` protocol
 # notifications, and notifications the client sends on its own initiative.

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from adecore_lsp import LspError, LspSession, MessageEncodingError, TransportClosedError
-from adecore_lsp.protocol.replay import ReplayScript, sessions
+from adecore_lsp.protocol.workspace.replay import ReplayScript, sessions
 from adecore_lsp.testing import ReplayTransport, load_trace, replay
 from adecore_lsp.workspace.registry import Registry
 from adecore_lsp.workspace.workspace import Workspace

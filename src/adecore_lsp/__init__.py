@@ -36,11 +36,15 @@ if TYPE_CHECKING:
         ShowMessageHandler,
     )
     from .paths import path_to_uri, uri_to_path
-    from .protocol.documents import TextDocument
-    from .protocol.encoder import encode_body
-    from .protocol.framing import DEFAULT_MAX_MESSAGE_BYTES, ContentLengthDecoder, encode_message
-    from .protocol.positions import LineIndex, Position, PositionEncoding, Range
-    from .protocol.semantic_tokens import SemanticToken
+    from .protocol.documents.documents import TextDocument
+    from .protocol.documents.positions import LineIndex, Position, PositionEncoding, Range
+    from .protocol.shapes.semantic_tokens import SemanticToken
+    from .protocol.wire.encoder import encode_body
+    from .protocol.wire.framing import (
+        DEFAULT_MAX_MESSAGE_BYTES,
+        ContentLengthDecoder,
+        encode_message,
+    )
     from .server_calls import RequestHandler
     from .session import LspSession
     from .transports.base import ByteStream, CloseListener, LspTransport, MessageListener
@@ -92,16 +96,16 @@ _HOMES: dict[str, str] = {
     "ShowMessageHandler": "options",
     "path_to_uri": "paths",
     "uri_to_path": "paths",
-    "TextDocument": "protocol.documents",
-    "encode_body": "protocol.encoder",
-    "DEFAULT_MAX_MESSAGE_BYTES": "protocol.framing",
-    "ContentLengthDecoder": "protocol.framing",
-    "encode_message": "protocol.framing",
-    "LineIndex": "protocol.positions",
-    "Position": "protocol.positions",
-    "PositionEncoding": "protocol.positions",
-    "Range": "protocol.positions",
-    "SemanticToken": "protocol.semantic_tokens",
+    "TextDocument": "protocol.documents.documents",
+    "encode_body": "protocol.wire.encoder",
+    "DEFAULT_MAX_MESSAGE_BYTES": "protocol.wire.framing",
+    "ContentLengthDecoder": "protocol.wire.framing",
+    "encode_message": "protocol.wire.framing",
+    "LineIndex": "protocol.documents.positions",
+    "Position": "protocol.documents.positions",
+    "PositionEncoding": "protocol.documents.positions",
+    "Range": "protocol.documents.positions",
+    "SemanticToken": "protocol.shapes.semantic_tokens",
     "RequestHandler": "server_calls",
     "LspSession": "session",
     "ByteStream": "transports.base",

@@ -4,7 +4,7 @@ Request deadlines are nearly always far off and nearly never reached, so a sessi
 single ``loop.call_at`` handle for the earliest one instead of one timer per request: a
 request due later than the handle leaves it alone, and when the handle fires the requests
 now due are expired and the handle is set for the next. The due times live in the sans-IO
-:class:`~adecore_lsp.protocol.rpc.RpcState`; times are the loop's clock (``loop.time()``).
+:class:`~adecore_lsp.protocol.wire.rpc.RpcState`; times are the loop's clock (``loop.time()``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from math import inf
 from typing import Any
 
-from .protocol.rpc import RpcState
+from .protocol.wire.rpc import RpcState
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []

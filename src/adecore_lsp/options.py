@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .protocol.client_capabilities import POSITION_ENCODINGS
-from .protocol.states import SessionState
+from .protocol.capabilities.client_capabilities import POSITION_ENCODINGS
+from .protocol.wire.states import SessionState
 from .types import JSONObject
 
 __all__ = [

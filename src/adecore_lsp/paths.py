@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .protocol.uris import uri_to_path as _uri_to_path_string
+from .protocol.documents.uris import uri_to_path as _uri_to_path_string
 
 __all__ = ["path_to_uri", "uri_to_path"]
 

@@ -13,7 +13,7 @@ except ``ServerCancelled``, which is retried once unless the server says not to.
 
 The reports reach the session's diagnostics listeners, the same ones that hear pushes, in the
 same shape, and pushes are tracked too, so that a push and a pull that agree are heard once.
-The bookkeeping is :class:`~adecore_lsp.protocol.pull_diagnostics.PullState`'s.
+The bookkeeping is :class:`~adecore_lsp.protocol.shapes.pull_diagnostics.PullState`'s.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING, Any
 from ._emitter import CLOSE_GRACE
 from .errors import LspError, StaleResultError
 from .features import calls
-from .protocol.documents import TextDocument
-from .protocol.pull_diagnostics import METHOD, REPORT, RETRY, PullState, failure_action
-from .protocol.states import SessionState
+from .protocol.documents.documents import TextDocument
+from .protocol.shapes.pull_diagnostics import METHOD, REPORT, RETRY, PullState, failure_action
+from .protocol.wire.states import SessionState
 from .types import JSONObject
 
 if TYPE_CHECKING:
     from .listeners import SessionListeners
-    from .protocol.document_sync import DocumentSync
+    from .protocol.documents.document_sync import DocumentSync
     from .session import LspSession
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).

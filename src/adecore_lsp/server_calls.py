@@ -1,7 +1,7 @@
 """The server's requests to the client: each answered exactly once, whatever its handler does.
 
 A request goes to the application's handler (``session.on_request``) or to the session's
-built-in answer (:mod:`adecore_lsp.protocol.server_requests`). A plain result is answered at
+built-in answer (:mod:`adecore_lsp.protocol.wire.server_requests`). A plain result is answered at
 once; an awaitable runs as a task, which the server may cancel (``$/cancelRequest``) and
 closing the session cancels. A handler's failure is an error answer and, unless it is an
 :class:`LspError` the handler meant as its answer, a report to ``on_error``.
@@ -16,8 +16,8 @@ from typing import Any
 
 from ._emitter import CLOSE_GRACE
 from .errors import ErrorCodes, LspError, MessageEncodingError
-from .protocol.rpc import Request, error_response, response
-from .protocol.server_requests import BUILTIN_HANDLERS, BuiltinContext, ItemAnswers
+from .protocol.wire.rpc import Request, error_response, response
+from .protocol.wire.server_requests import BUILTIN_HANDLERS, BuiltinContext, ItemAnswers
 from .types import Disposable, JSONObject
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).

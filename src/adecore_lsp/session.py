@@ -40,17 +40,18 @@ from .options import (
     LspSessionOptions,
     ShowMessageHandler,
 )
-from .protocol.capabilities import CapabilityRegistry
-from .protocol.client_capabilities import POSITION_ENCODINGS
-from .protocol.document_sync import DocumentSync
-from .protocol.documents import TextDocument
-from .protocol.lifecycle import (
+from .protocol.capabilities.capabilities import CapabilityRegistry
+from .protocol.capabilities.client_capabilities import POSITION_ENCODINGS
+from .protocol.capabilities.selectors import DocumentInfo, DocumentLike, as_document
+from .protocol.documents.document_sync import DocumentSync
+from .protocol.documents.documents import TextDocument
+from .protocol.wire.lifecycle import (
     HandshakeResult,
     check_initialize_result,
     initialize_params,
     workspace_folder_list,
 )
-from .protocol.rpc import (
+from .protocol.wire.rpc import (
     InvalidMessage,
     Notification,
     Request,
@@ -60,9 +61,8 @@ from .protocol.rpc import (
     describe_message,
     notification,
 )
-from .protocol.selectors import DocumentInfo, DocumentLike, as_document
-from .protocol.server_requests import BuiltinContext
-from .protocol.states import SessionEvent, SessionLifecycle, SessionState
+from .protocol.wire.server_requests import BuiltinContext
+from .protocol.wire.states import SessionEvent, SessionLifecycle, SessionState
 from .pull import DiagnosticPulls
 from .server_calls import RequestHandler, ServerCalls
 from .transports.base import LspTransport

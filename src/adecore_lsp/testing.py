@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .errors import ErrorCodes, LspError
-from .protocol.encoder import encode_body
-from .protocol.replay import ReplayScript, sessions
+from .protocol.wire.encoder import encode_body
+from .protocol.workspace.replay import ReplayScript, sessions
 from .transports.base import BaseTransport, LspTransport
 from .types import JSONObject
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adecore_lsp import FramingError, create_stream_transport
-from adecore_lsp.protocol.framing import ContentLengthDecoder, encode_message
+from adecore_lsp.protocol.wire.framing import ContentLengthDecoder, encode_message
 from adecore_lsp.types import JSONObject
 from tests.fake_stream import FakeStream
 

@@ -77,7 +77,7 @@ from typing import Any, Protocol
 from urllib.parse import unquote, urlparse
 
 from adecore_lsp import LspSession, ServerProcess, TextDocument, spawn_server
-from adecore_lsp.protocol.configuration import configuration_value
+from adecore_lsp.protocol.wire.configuration import configuration_value
 from tests.integration.conftest import NPM_PREFIX, RecordingTransport
 
 __all__ = [

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from adecore_lsp import LspSession, SessionState, spawn_server
-from adecore_lsp.protocol.configuration import configuration_value
+from adecore_lsp.protocol.wire.configuration import configuration_value
 from tests.integration.conftest import RecordingTransport, find_server
 
 pytestmark = pytest.mark.real_server

@@ -6,15 +6,15 @@ from typing import Any
 
 import pytest
 
-from adecore_lsp.protocol.capabilities import (
+from adecore_lsp.protocol.capabilities.capabilities import (
     METHOD_SPECS,
     CapabilityRegistry,
     Registration,
     SyncOptions,
     method_spec,
 )
-from adecore_lsp.protocol.globs import GlobError
-from adecore_lsp.protocol.selectors import DocumentInfo
+from adecore_lsp.protocol.capabilities.globs import GlobError
+from adecore_lsp.protocol.capabilities.selectors import DocumentInfo
 
 PY = DocumentInfo("file:///ws/a.py", "python")
 RS = DocumentInfo("file:///ws/b.rs", "rust")
@@ -867,7 +867,7 @@ def test_a_lookup_looks_only_at_its_own_methods_registrations(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """With thousands of file watchers registered, supports() reads none of them."""
-    import adecore_lsp.protocol.capabilities as module
+    import adecore_lsp.protocol.capabilities.capabilities as module
 
     registry, errors = make({"hoverProvider": True})
     registry.register(_watchers(5_000))

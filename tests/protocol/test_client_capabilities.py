@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from adecore_lsp.protocol.client_capabilities import build_client_capabilities, deep_merge
+from adecore_lsp.protocol.capabilities.client_capabilities import (
+    build_client_capabilities,
+    deep_merge,
+)
 
 
 def test_defaults_promise_no_pull_and_no_apply_edit() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from adecore_lsp.errors import ErrorCodes, LspError
-from adecore_lsp.protocol.completion import completion
+from adecore_lsp.protocol.shapes.completion import completion
 
 
 def rng(a: int, b: int, c: int, d: int) -> dict[str, Any]:

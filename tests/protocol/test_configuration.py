@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from adecore_lsp.protocol.configuration import configuration_value
+from adecore_lsp.protocol.wire.configuration import configuration_value
 
 SETTINGS: dict[str, Any] = {
     "a": {"b": {"c": 1}, "list": [1, 2]},

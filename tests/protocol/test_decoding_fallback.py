@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from adecore_lsp.errors import FramingError
-from adecore_lsp.protocol.framing import ContentLengthDecoder, parse_json
+from adecore_lsp.protocol.wire.framing import ContentLengthDecoder, parse_json
 
 
 def frame(body: bytes) -> bytes:

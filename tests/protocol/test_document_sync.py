@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from adecore_lsp.protocol.capabilities import CapabilityRegistry
-from adecore_lsp.protocol.document_sync import DocumentSync
+from adecore_lsp.protocol.capabilities.capabilities import CapabilityRegistry
+from adecore_lsp.protocol.documents.document_sync import DocumentSync
 
 URI = "file:///ws/a.py"
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adecore_lsp.protocol import documents, textdiff
-from adecore_lsp.protocol.documents import (
+from adecore_lsp.protocol.documents import documents, textdiff
+from adecore_lsp.protocol.documents.documents import (
     DocumentStore,
     TextDocument,
     apply_changes,
@@ -20,7 +20,7 @@ from adecore_lsp.protocol.documents import (
     minimal_change,
     will_save_params,
 )
-from adecore_lsp.protocol.positions import KNOWN_ENCODINGS, LineIndex
+from adecore_lsp.protocol.documents.positions import KNOWN_ENCODINGS, LineIndex
 
 from .test_positions import PIECES, naive_offset, naive_position
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from adecore_lsp.protocol.edit_plans import (
+from adecore_lsp.protocol.workspace.edit_plans import (
     PlannedEdit,
     PlannedFile,
     PlannedOperation,

@@ -6,7 +6,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from adecore_lsp.protocol.finality import DiagnosticsFinality, FinalityStatus, Mode
+from adecore_lsp.protocol.workspace.finality import DiagnosticsFinality, FinalityStatus, Mode
 
 A = "file:///w/a.py"
 B = "file:///w/b.py"

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adecore_lsp.errors import ErrorCodes, FramingError, MessageEncodingError
-from adecore_lsp.protocol import encoder, framing
-from adecore_lsp.protocol.framing import ContentLengthDecoder, encode_message
+from adecore_lsp.protocol.wire import encoder, framing
+from adecore_lsp.protocol.wire.framing import ContentLengthDecoder, encode_message
 
 MESSAGE = {"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": "hi"}}
 BODY = orjson.dumps(MESSAGE)

@@ -7,26 +7,26 @@ from typing import Any
 import pytest
 
 from adecore_lsp import ErrorCodes, LspError, LspSessionOptions
-from adecore_lsp.protocol.capabilities import CapabilityRegistry
-from adecore_lsp.protocol.lifecycle import (
+from adecore_lsp.protocol.capabilities.capabilities import CapabilityRegistry
+from adecore_lsp.protocol.documents.uris import folder_name, uri_to_path
+from adecore_lsp.protocol.wire.lifecycle import (
     check_initialize_result,
     initialize_params,
     workspace_folder_list,
 )
-from adecore_lsp.protocol.rpc import describe_message
-from adecore_lsp.protocol.server_requests import (
+from adecore_lsp.protocol.wire.rpc import describe_message
+from adecore_lsp.protocol.wire.server_requests import (
     BUILTIN_HANDLERS,
     BuiltinContext,
     ItemAnswers,
     close_awaitables,
 )
-from adecore_lsp.protocol.states import (
+from adecore_lsp.protocol.wire.states import (
     TRANSITIONS,
     SessionEvent,
     SessionLifecycle,
     SessionState,
 )
-from adecore_lsp.protocol.uris import folder_name, uri_to_path
 
 S, E = SessionState, SessionEvent
 

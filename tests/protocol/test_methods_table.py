@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from adecore_lsp.protocol import _methods
-from adecore_lsp.protocol._methods import METHODS
+from adecore_lsp.protocol.capabilities import _methods
+from adecore_lsp.protocol.capabilities._methods import METHODS
 from tests.generators import META_MODEL, load_script
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

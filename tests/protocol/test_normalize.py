@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from adecore_lsp.errors import ErrorCodes, LspError
-from adecore_lsp.protocol.documents import TextDocument
-from adecore_lsp.protocol.normalize import (
+from adecore_lsp.protocol.documents.documents import TextDocument
+from adecore_lsp.protocol.shapes.normalize import (
     code_actions,
     code_block,
     describe,

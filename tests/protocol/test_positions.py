@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adecore_lsp.protocol.positions import (
+from adecore_lsp.protocol.documents.positions import (
     KNOWN_ENCODINGS,
     LineIndex,
     check_encoding,

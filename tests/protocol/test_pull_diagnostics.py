@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from adecore_lsp.errors import ErrorCodes, LspError, StaleResultError
-from adecore_lsp.protocol.documents import TextDocument
-from adecore_lsp.protocol.pull_diagnostics import (
+from adecore_lsp.protocol.documents.documents import TextDocument
+from adecore_lsp.protocol.shapes.pull_diagnostics import (
     DROP,
     REPORT,
     RETRY,

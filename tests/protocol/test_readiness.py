@@ -6,7 +6,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from adecore_lsp.protocol.readiness import (
+from adecore_lsp.protocol.workspace.readiness import (
     ReadinessCheck,
     ReadinessSource,
     ReadinessState,

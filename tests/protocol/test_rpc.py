@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adecore_lsp import ErrorCodes, LspError
-from adecore_lsp.protocol.rpc import (
+from adecore_lsp.protocol.wire.rpc import (
     CANCELLED_IDS_KEPT,
     DEADLINE_SLACK,
     InvalidMessage,

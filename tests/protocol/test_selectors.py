@@ -10,9 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adecore_lsp.protocol.globs import CompiledGlob, GlobError, compile_glob, glob_matches
-from adecore_lsp.protocol.globs import _Segment as _Segment  # for counting steps
-from adecore_lsp.protocol.selectors import (
+from adecore_lsp.protocol.capabilities.globs import (
+    CompiledGlob,
+    GlobError,
+    compile_glob,
+    glob_matches,
+)
+from adecore_lsp.protocol.capabilities.globs import _Segment as _Segment  # for counting steps
+from adecore_lsp.protocol.capabilities.selectors import (
     DocumentInfo,
     as_document,
     file_operation_filter_problems,

@@ -8,7 +8,7 @@ import pytest
 
 from adecore_lsp import SemanticToken as Exported
 from adecore_lsp.errors import ErrorCodes, LspError
-from adecore_lsp.protocol.semantic_tokens import (
+from adecore_lsp.protocol.shapes.semantic_tokens import (
     SemanticToken,
     decode_semantic_tokens,
     semantic_tokens,

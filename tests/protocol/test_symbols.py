@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from adecore_lsp.errors import ErrorCodes, LspError
-from adecore_lsp.protocol.symbols import document_symbols, workspace_symbols
+from adecore_lsp.protocol.shapes.symbols import document_symbols, workspace_symbols
 
 URI = "file:///m.py"
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from adecore_lsp.protocol.targets import (
+from adecore_lsp.protocol.workspace.targets import (
     FORMS,
     NameTarget,
     OutlineMatch,

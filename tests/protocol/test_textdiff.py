@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adecore_lsp.protocol.textdiff import BLOCKS_FROM, Blocks, diff
+from adecore_lsp.protocol.documents.textdiff import BLOCKS_FROM, Blocks, diff
 
 BLOCK = BLOCKS_FROM // 4  # the size of one block
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from adecore_lsp.protocol.documents import TextDocument
-from adecore_lsp.protocol.uris import uri_to_path
-from adecore_lsp.protocol.workspace_edit import (
+from adecore_lsp.protocol.documents.documents import TextDocument
+from adecore_lsp.protocol.documents.uris import uri_to_path
+from adecore_lsp.protocol.shapes.workspace_edit import (
     CloseDocument,
     CreateFile,
     DeleteFile,

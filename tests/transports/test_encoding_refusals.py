@@ -20,7 +20,7 @@ import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
 from adecore_lsp.errors import MessageEncodingError
-from adecore_lsp.protocol.framing import ContentLengthDecoder
+from adecore_lsp.protocol.wire.framing import ContentLengthDecoder
 from adecore_lsp.transports.base import LspTransport
 from adecore_lsp.transports.memory import create_memory_transport_pair
 from adecore_lsp.transports.process import spawn_server

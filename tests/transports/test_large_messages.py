@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from adecore_lsp.errors import FramingError
-from adecore_lsp.protocol import framing
-from adecore_lsp.protocol.framing import encode_message
+from adecore_lsp.protocol.wire import framing
+from adecore_lsp.protocol.wire.framing import encode_message
 from adecore_lsp.transports import stream as stream_module
 from adecore_lsp.transports.stream import LARGE_MESSAGE_BYTES, create_stream_transport
 from tests.fake_stream import FakeStream

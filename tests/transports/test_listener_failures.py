@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from adecore_lsp.protocol.framing import encode_message
+from adecore_lsp.protocol.wire.framing import encode_message
 from adecore_lsp.transports.base import LspTransport
 from adecore_lsp.transports.process import ServerProcess, spawn_server
 from adecore_lsp.transports.stream import create_stream_transport

@@ -13,7 +13,7 @@ from adecore_lsp.errors import (
     TransportClosedError,
     TransportError,
 )
-from adecore_lsp.protocol.framing import encode_message
+from adecore_lsp.protocol.wire.framing import encode_message
 from adecore_lsp.transports.base import LspTransport
 from adecore_lsp.transports.stream import create_stream_transport
 from adecore_lsp.types import Disposable

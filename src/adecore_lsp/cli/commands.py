@@ -408,7 +408,7 @@ async def fix(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
 
 
 async def capabilities(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
-    from ..protocol._methods import METHODS
+    from ..protocol.capabilities._methods import METHODS
 
     if args.file:
         [path] = _absolute([args.file])

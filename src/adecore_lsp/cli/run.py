@@ -151,7 +151,7 @@ def _paths_given(args: argparse.Namespace) -> list[str]:
             given.append(value)
     target = getattr(args, "target", None)
     if isinstance(target, str):
-        from ..protocol.targets import PositionTarget, SymbolTarget, parse_target
+        from ..protocol.workspace.targets import PositionTarget, SymbolTarget, parse_target
 
         try:
             parsed = parse_target(target)
@@ -222,7 +222,7 @@ def exit_for(complete: bool, failing: bool) -> int:
 def absolute_target(target: str) -> str:
     """A target whose file is relative to the current folder, made absolute for the
     workspace (a bare name is left as it is)."""
-    from ..protocol.targets import PositionTarget, SymbolTarget, parse_target
+    from ..protocol.workspace.targets import PositionTarget, SymbolTarget, parse_target
 
     parsed = parse_target(target)
     if isinstance(parsed, PositionTarget):

@@ -3,7 +3,7 @@
 Each method here is a line that hands over to a small function in a module of its own
 (:mod:`.navigation`, :mod:`.symbols`, :mod:`.completion`, :mod:`.editing`, :mod:`.ranges`,
 :mod:`.hierarchy`), imported the first time it is called, so that a program starts without
-the calls it never makes; the shapes are normalised by :mod:`adecore_lsp.protocol.normalize`.
+the calls it never makes; the shapes are normalised by :mod:`adecore_lsp.protocol.shapes.normalize`.
 Every call checks that the server answers the method first (``LspError`` ``MethodNotFound``
 otherwise, nothing sent), takes positions as LSP ``Position``s or ``str`` indices into the
 open document, and a ``timeout`` keyword like ``request()``.
@@ -16,7 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from ..options import DEFAULT, Confirm
-from ..protocol.semantic_tokens import SemanticToken
+from ..protocol.shapes.semantic_tokens import SemanticToken
 from ..types import JSONObject
 from .calls import At, Span
 

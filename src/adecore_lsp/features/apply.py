@@ -1,6 +1,6 @@
 """Applying ``WorkspaceEdit``\\ s and ``TextEdit[]`` to documents and files, all or nothing.
 
-The checks and the new texts come from :mod:`adecore_lsp.protocol.workspace_edit`; this
+The checks and the new texts come from :mod:`adecore_lsp.protocol.shapes.workspace_edit`; this
 module gives the planner its view of the workspace (where a URI leads, inside the workspace
 or not, what is on disk) and then runs the plan as one transaction: every step is logged
 with the way to undo it, and when one fails the steps before it are undone in reverse order
@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from ..errors import LspError
 from ..options import Confirm
 from ..paths import path_to_uri, uri_to_path
-from ..protocol.documents import TextDocument
-from ..protocol.workspace_edit import (
+from ..protocol.documents.documents import TextDocument
+from ..protocol.shapes.workspace_edit import (
     CloseDocument,
     CreateFile,
     DeleteFile,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..protocol.completion import completion as completion_list
+from ..protocol.shapes.completion import completion as completion_list
 from ..types import JSONObject
 from .calls import At, at_position, send
 

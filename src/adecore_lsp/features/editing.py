@@ -6,9 +6,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..paths import uri_to_path
-from ..protocol import normalize
-from ..protocol.documents import TextDocument
-from ..protocol.pull_diagnostics import overlapping
+from ..protocol.documents.documents import TextDocument
+from ..protocol.shapes import normalize
+from ..protocol.shapes.pull_diagnostics import overlapping
 from ..types import JSONObject
 from .calls import At, Span, at_position, send, span
 

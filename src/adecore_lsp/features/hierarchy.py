@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..protocol import normalize
+from ..protocol.shapes import normalize
 from ..types import JSONObject
 from .calls import At, at_position, send
 

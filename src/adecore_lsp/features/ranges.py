@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorCodes, LspError
-from ..protocol import normalize
-from ..protocol.semantic_tokens import SemanticToken
-from ..protocol.semantic_tokens import semantic_tokens as decode
+from ..protocol.shapes import normalize
+from ..protocol.shapes.semantic_tokens import SemanticToken
+from ..protocol.shapes.semantic_tokens import semantic_tokens as decode
 from ..types import JSONObject
 from .calls import At, Span, position, send, span
 

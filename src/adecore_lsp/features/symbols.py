@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..protocol import symbols as shapes
+from ..protocol.shapes import symbols as shapes
 from ..types import JSONObject
 from .calls import send
 

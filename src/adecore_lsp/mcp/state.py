@@ -28,7 +28,7 @@ from mcp.shared.message import ServerMessageMetadata
 
 from ..errors import AmbiguousTargetError, LspError
 from ..paths import uri_to_path
-from ..protocol.targets import PositionTarget, SymbolTarget, parse_target
+from ..protocol.workspace.targets import PositionTarget, SymbolTarget, parse_target
 from ..workspace.workspace import Workspace
 
 # Internal to the library: nothing here is public API.

@@ -13,7 +13,7 @@ import asyncio
 import orjson
 
 from ..errors import TransportClosedError
-from ..protocol.encoder import encode_body
+from ..protocol.wire.encoder import encode_body
 from ..types import JSONObject
 from .base import BaseTransport, LspTransport
 

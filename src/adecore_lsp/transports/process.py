@@ -23,8 +23,8 @@ from types import TracebackType
 from typing import Any, TypeVar, cast
 
 from ..errors import TransportClosedError, TransportError
-from ..protocol.encoder import encode_message
-from ..protocol.framing import DEFAULT_MAX_MESSAGE_BYTES
+from ..protocol.wire.encoder import encode_message
+from ..protocol.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 from ..types import Disposable, JSONObject
 from ._stderr import STDERR_MAX_LINE_BYTES, STDERR_MAX_LINES, StderrLines
 from .base import ByteStream, Channel, LspTransport

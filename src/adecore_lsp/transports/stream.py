@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 
 from ..errors import FramingError, TransportError
-from ..protocol.framing import DEFAULT_MAX_MESSAGE_BYTES, ContentLengthDecoder, encode_message
+from ..protocol.wire.framing import DEFAULT_MAX_MESSAGE_BYTES, ContentLengthDecoder, encode_message
 from ..types import Disposable, JSONObject
 from .base import BaseTransport, ByteStream, LspTransport
 

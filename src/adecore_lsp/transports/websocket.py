@@ -19,8 +19,8 @@ from typing import Protocol, TypeAlias, runtime_checkable
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from ..errors import FramingError, SendBufferFullError, TransportClosedError
-from ..protocol.encoder import encode_body
-from ..protocol.framing import DEFAULT_MAX_MESSAGE_BYTES, parse_json
+from ..protocol.wire.encoder import encode_body
+from ..protocol.wire.framing import DEFAULT_MAX_MESSAGE_BYTES, parse_json
 from ..types import JSONObject
 from ._websockets_client import (
     INVALID_PAYLOAD,

@@ -1,7 +1,7 @@
 """Readiness, and diagnostics known final for the current text of each file.
 
 A wait never guesses: it sleeps until a server sends something or a settle window ends
-(the trackers of :mod:`adecore_lsp.protocol.readiness` and ``.finality`` say when), and a
+(the trackers of :mod:`adecore_lsp.protocol.workspace.readiness` and ``.finality`` say when), and a
 deadline that passes is reported as such (``timed_out``, ``complete: False``), never as
 ``ready`` or clean.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ErrorCodes, LspError, StaleResultError
-from ..protocol.positions import check_encoding
+from ..protocol.documents.positions import check_encoding
 from .delta import diagnostics_delta
 from .model import (
     Diagnostic,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import EditConflictError, EmptyEditError, ErrorCodes, LspError
 from ..features.apply import _replace_contents
 from ..paths import uri_to_path
-from ..protocol.edit_plans import PlannedEdit, plan_edit, touched_uris
+from ..protocol.workspace.edit_plans import PlannedEdit, plan_edit, touched_uris
 from ..session import LspSession
 from . import checking
 from .files import DiskState, read_text

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AmbiguousTargetError, ErrorCodes, LspError, TargetNotFoundError
-from ..protocol import targets as parsing
-from ..protocol.positions import LineIndex
+from ..protocol.documents.positions import LineIndex
+from ..protocol.workspace import targets as parsing
 from ..session import LspSession
 from .checking import wait_ready
 from .files import is_file

@@ -23,8 +23,8 @@ from typing import Any, Protocol
 from ..errors import ErrorCodes, LspError, ServerCrashedError, ServerNotFoundError
 from ..options import SessionState
 from ..paths import path_to_uri, uri_to_path
-from ..protocol.finality import DiagnosticsFinality, Mode
-from ..protocol.readiness import ReadinessTracker
+from ..protocol.workspace.finality import DiagnosticsFinality, Mode
+from ..protocol.workspace.readiness import ReadinessTracker
 from ..session import LspSession
 from ..transports.base import LspTransport
 from ..transports.process import ServerProcess, spawn_server

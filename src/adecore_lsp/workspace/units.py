@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import path_to_uri, uri_to_path
-from ..protocol.positions import LineIndex, PositionEncoding
+from ..protocol.documents.positions import LineIndex, PositionEncoding
 from .model import Diagnostic, Location, Severity
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).

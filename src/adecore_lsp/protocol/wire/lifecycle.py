@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..errors import ErrorCodes, LspError
-from ..types import JSONObject
-from .client_capabilities import build_client_capabilities
-from .uris import folder_name, uri_to_path
+from ...errors import ErrorCodes, LspError
+from ...types import JSONObject
+from ..capabilities.client_capabilities import build_client_capabilities
+from ..documents.uris import folder_name, uri_to_path
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..errors import ErrorCodes, LspError
-from ..types import JSONObject
-from .capabilities import CapabilityRegistry
+from ...errors import ErrorCodes, LspError
+from ...types import JSONObject
+from ..capabilities.capabilities import CapabilityRegistry
 from .configuration import configuration_value
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).

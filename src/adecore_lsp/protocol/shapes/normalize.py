@@ -22,9 +22,9 @@ import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from ..errors import ErrorCodes, LspError
-from ..types import JSONObject
-from .positions import Position
+from ...errors import ErrorCodes, LspError
+from ...types import JSONObject
+from ..documents.positions import Position
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []

@@ -13,8 +13,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ..errors import ErrorCodes, LspError
-from ..types import JSONObject
+from ...errors import ErrorCodes, LspError
+from ...types import JSONObject
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []

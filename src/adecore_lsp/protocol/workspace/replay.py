@@ -26,8 +26,8 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..types import JSONObject
-from .uris import uri_to_path
+from ...types import JSONObject
+from ..documents.uris import uri_to_path
 
 # Internal to the library: nothing here is public API (adecore_lsp.testing is).
 __all__: list[str] = []

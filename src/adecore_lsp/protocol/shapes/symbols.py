@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ..types import JSONObject
+from ...types import JSONObject
 from .normalize import check_list, check_objects, is_range, wrong
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).

@@ -12,7 +12,7 @@ from __future__ import annotations
 from array import array
 from typing import Any, Final, NamedTuple
 
-from ..types import JSONObject
+from ...types import JSONObject
 from .normalize import server_error, wrong
 
 # Public, re-exported by adecore_lsp; the decoding functions serve the session.

@@ -37,8 +37,8 @@ from functools import partial
 from pathlib import PurePath
 from typing import Any, Literal, Protocol
 
-from .documents import TextDocument
-from .positions import LineIndex, PositionEncoding, check_encoding, range_tuples
+from ..documents.documents import TextDocument
+from ..documents.positions import LineIndex, PositionEncoding, check_encoding, range_tuples
 
 # Internal to the library: apply_edit in adecore_lsp.features.apply is the public face.
 __all__: list[str] = []

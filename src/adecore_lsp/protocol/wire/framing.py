@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 import orjson
 
-from ..errors import FramingError
-from ..types import JSONObject
+from ...errors import FramingError
+from ...types import JSONObject
 from .encoder import encode_message
 
 __all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "ContentLengthDecoder", "encode_message"]

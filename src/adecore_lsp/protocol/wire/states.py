@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import Enum
 
-from ..errors import ErrorCodes, LspError
+from ...errors import ErrorCodes, LspError
 
 # Internal to the library but for SessionState, which adecore_lsp re-exports.
 __all__ = ["SessionState"]

@@ -14,8 +14,8 @@ from typing import Any, TypeAlias
 
 import orjson
 
-from ..errors import MessageEncodingError
-from ..types import JSONObject
+from ...errors import MessageEncodingError
+from ...types import JSONObject
 
 __all__ = ["encode_body", "encode_message"]
 

@@ -42,9 +42,9 @@ from difflib import unified_diff
 from pathlib import PurePath
 from typing import Any, Final, Literal
 
-from .documents import TextDocument
-from .uris import uri_to_path
-from .workspace_edit import (
+from ..documents.documents import TextDocument
+from ..documents.uris import uri_to_path
+from ..shapes.workspace_edit import (
     CreateFile,
     DeleteFile,
     Kind,
@@ -56,7 +56,7 @@ from .workspace_edit import (
     WriteText,
     parse_edit,
 )
-from .workspace_edit import plan_edit as _run_planner
+from ..shapes.workspace_edit import plan_edit as _run_planner
 
 # Internal to the library: the workspace's rename, format and fix turn plans into EditPlans.
 __all__: list[str] = []

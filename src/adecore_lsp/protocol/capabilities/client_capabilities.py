@@ -12,7 +12,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..types import JSONObject
+from ...types import JSONObject
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []

@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ErrorCodes, LspError
-from ..types import JSONObject
-from .documents import TextDocument
+from ...errors import ErrorCodes, LspError
+from ...types import JSONObject
+from ..documents.documents import TextDocument
 from .normalize import wrong
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).

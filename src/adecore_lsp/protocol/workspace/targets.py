@@ -20,7 +20,7 @@ target holds neither ``#`` nor ``:``, and one that looks like a file (``a/b.py``
 refused: a target names a position or a symbol.
 
 The outline functions take ``DocumentSymbol`` trees as
-:func:`adecore_lsp.protocol.symbols.document_symbols` checks and returns them; positions are
+:func:`adecore_lsp.protocol.shapes.symbols.document_symbols` checks and returns them; positions are
 LSP ones (0-based, in the encoding of the ranges).
 """
 
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from difflib import get_close_matches
 from typing import Any, Final
 
-from ..types import JSONObject
+from ...types import JSONObject
 
 # Internal to the library: the workspace turns these into its public Symbol and Location.
 __all__: list[str] = []

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .capabilities import CapabilityRegistry, SyncOptions
+from ..capabilities.capabilities import CapabilityRegistry, SyncOptions
+from ..capabilities.selectors import DocumentInfo
 from .documents import (
     DocumentStore,
     TextDocument,
@@ -21,7 +22,6 @@ from .documents import (
     did_open_params,
     did_save_params,
 )
-from .selectors import DocumentInfo
 from .uris import uri_to_path
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
