@@ -20,6 +20,7 @@ RUNS = [
     (["bench_capabilities.py", "--registrations", "2000"], ["2,000 registrations", "target"], 120),
     (["bench_normalize.py", "--quick"], ["semantic tokens", "%"], 120),
     (["bench_apply_edit.py", "--quick"], ["apply_edit"], 120),
+    (["bench_crash.py", "--quick"], ["torn sets after recovery          0"], 120),
     (
         ["bench_workspace.py", "all", "--quick"],
         ["(1) latency of final diagnostics", "ruff", "pyrefly", "nothing leaked"],

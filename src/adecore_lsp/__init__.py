@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .errors import (
         AmbiguousTargetError,
         EditConflictError,
+        EditOutsideRootError,
         EmptyEditError,
         ErrorCodes,
         FramingError,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
         TargetNotFoundError,
         TransportClosedError,
         TransportError,
+        WorkspaceClosedError,
     )
     from .options import (
         ApplyEditHandler,
@@ -77,6 +79,7 @@ if TYPE_CHECKING:
 _HOMES: dict[str, str] = {
     "AmbiguousTargetError": "errors",
     "EditConflictError": "errors",
+    "EditOutsideRootError": "errors",
     "EmptyEditError": "errors",
     "ErrorCodes": "errors",
     "FramingError": "errors",
@@ -89,6 +92,7 @@ _HOMES: dict[str, str] = {
     "TargetNotFoundError": "errors",
     "TransportClosedError": "errors",
     "TransportError": "errors",
+    "WorkspaceClosedError": "errors",
     "ApplyEditHandler": "options",
     "ConfigurationHandler": "options",
     "LspSessionOptions": "options",
@@ -225,9 +229,11 @@ __all__ = (
     "TargetNotFoundError",
     "AmbiguousTargetError",
     "EditConflictError",
+    "EditOutsideRootError",
     "EmptyEditError",
     "TransportClosedError",
     "TransportError",
+    "WorkspaceClosedError",
 )
 
 

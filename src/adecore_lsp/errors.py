@@ -11,7 +11,9 @@ The tree::
     ├── TargetNotFoundError          a target that matches nothing; .target
     ├── AmbiguousTargetError         a target that matches several; .target, .candidates
     ├── EditConflictError            files changed on disk since the plan; .paths
-    └── EmptyEditError               an edit plan that changes nothing; .target
+    ├── EditOutsideRootError         an edit naming a path outside the root; .path
+    ├── EmptyEditError               an edit plan that changes nothing; .target
+    └── WorkspaceClosedError(RuntimeError)  a call of a workspace after it was closed
     TransportError(Exception)        the wire failed
     ├── TransportClosedError         sending on a transport that is closed (by us or by the peer)
     ├── FramingError(ValueError)     bytes that are not a readable message; the stream is closed
@@ -31,6 +33,7 @@ from typing import Any
 __all__ = [
     "AmbiguousTargetError",
     "EditConflictError",
+    "EditOutsideRootError",
     "EmptyEditError",
     "ErrorCodes",
     "FramingError",
@@ -43,6 +46,7 @@ __all__ = [
     "TargetNotFoundError",
     "TransportClosedError",
     "TransportError",
+    "WorkspaceClosedError",
 ]
 
 
@@ -206,6 +210,18 @@ class EditConflictError(LspError):
         self.paths = paths
 
 
+class EditOutsideRootError(LspError):
+    """An edit that names a path outside the workspace's root (after its symbolic links are
+    resolved): the whole edit is refused and nothing is written. ``path`` is the one named."""
+
+    def __init__(self, path: str, message: str | None = None) -> None:
+        super().__init__(
+            ErrorCodes.InvalidParams,
+            message or f"nothing was written: {path} is outside the root",
+        )
+        self.path = path
+
+
 class EmptyEditError(LspError):
     """An edit that changes nothing (a rename the server answered with no changes)."""
 
@@ -214,6 +230,16 @@ class EmptyEditError(LspError):
             ErrorCodes.RequestFailed, message or f"the edit of {target} changes nothing"
         )
         self.target = target
+
+
+class WorkspaceClosedError(LspError, RuntimeError):
+    """A call of a workspace after ``aclose()`` (or the sync facade's ``close()``): it is
+    refused and starts nothing. Also a ``RuntimeError``, as using a closed object is."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            ErrorCodes.InvalidRequest, "the workspace is closed: make a new Workspace to go on"
+        )
 
 
 class TransportError(Exception):

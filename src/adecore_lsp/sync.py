@@ -14,6 +14,7 @@ import atexit
 import concurrent.futures
 import os
 import threading
+import warnings
 import weakref
 from collections.abc import Coroutine, Sequence
 from types import TracebackType
@@ -21,7 +22,7 @@ from typing import IO, Any, TypeVar
 
 from .workspace import model
 from .workspace.registry import Registry, ServerSpec
-from .workspace.workspace import Target
+from .workspace.workspace import Target, closed_error
 from .workspace.workspace import Workspace as AsyncWorkspace
 
 __all__ = ["Workspace"]
@@ -40,7 +41,8 @@ atexit.register(_close_all)
 
 
 class _LoopThread:
-    """An event loop running forever in a daemon thread, until stopped."""
+    """An event loop running forever in a daemon thread, until stopped; the calls waiting
+    on it are known, so that closing can release them."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
@@ -48,20 +50,40 @@ class _LoopThread:
             target=self.loop.run_forever, name="adecore-lsp-workspace", daemon=True
         )
         self._thread.start()
+        self._waiting: set[concurrent.futures.Future[Any]] = set()
+        self._lock = threading.Lock()
+        self.released = False
 
     def run(self, coroutine: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         if threading.current_thread() is self._thread:
             coroutine.close()
             raise RuntimeError("a sync Workspace cannot be called from its own loop's thread")
         future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        with self._lock:
+            self._waiting.add(future)
         try:
             return future.result(timeout)
         except KeyboardInterrupt:
             future.cancel()
             raise
+        except concurrent.futures.CancelledError:
+            if self.released:
+                raise closed_error() from None
+            raise
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise TimeoutError("the workspace call did not finish in time") from None
+        finally:
+            with self._lock:
+                self._waiting.discard(future)
+
+    def release(self) -> None:
+        """End every call waiting in another thread: each raises the closed error."""
+        with self._lock:
+            self.released = True
+            waiting = list(self._waiting)
+        for future in waiting:
+            future.cancel()
 
     def stop(self) -> None:
         if self.loop.is_closed():
@@ -85,6 +107,7 @@ class Workspace:
         trace: str | os.PathLike[str] | IO[bytes] | None = None,
         max_restarts: int = 3,
         max_open_files: int = 2000,
+        trust: bool | None = None,
     ) -> None:
         self._runner = _LoopThread()
 
@@ -97,13 +120,19 @@ class Workspace:
                 trace=trace,
                 max_restarts=max_restarts,
                 max_open_files=max_open_files,
+                trust=trust,
+                on_untrusted=notices.append,
             )
+
+        notices: list[str] = []
 
         try:
             self._workspace = self._runner.run(make())
         except BaseException:
             self._runner.stop()
             raise
+        for notice in notices:  # raised here, in the caller's thread, to be seen
+            warnings.warn(notice, UserWarning, stacklevel=2)
         self._closed = False
         _OPEN.add(self)
 
@@ -114,7 +143,7 @@ class Workspace:
     def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         if self._closed:
             coroutine.close()
-            raise RuntimeError("the workspace is closed")
+            raise closed_error()
         return self._runner.run(coroutine)
 
     def close(self, path: str | os.PathLike[str] | None = None) -> None:
@@ -125,11 +154,13 @@ class Workspace:
         as the two uses never meet: a path always closes a file.
         """
         if path is not None:
-            self._run(self._workspace.close(path))
+            if not self._closed:
+                self._run(self._workspace.close(path))
             return
         if self._closed:
             return
         self._closed = True
+        self._runner.release()
         try:
             self._runner.run(self._workspace.aclose(), timeout=60)
         finally:
@@ -234,5 +265,9 @@ class Workspace:
     ) -> model.EditPlan:
         return self._run(self._workspace.fix(paths, only=only))
 
-    def apply(self, plan: model.EditPlan) -> model.AppliedPlan:
-        return self._run(self._workspace.apply(plan))
+    def apply(
+        self, plan: model.EditPlan, *, allow_outside_workspace: bool = False
+    ) -> model.AppliedPlan:
+        return self._run(
+            self._workspace.apply(plan, allow_outside_workspace=allow_outside_workspace)
+        )

@@ -74,6 +74,8 @@ TY = ServerSpec(
     definition_marker="def compute",
     completion_marker='"😀é", comp',
     completion_expect="compute",
+    # Its first completion reads the standard library's stubs: seen over 5 s on a busy machine.
+    completion_timeout=20.0,
     notes="Declares pull diagnostics statically, and pushes to a client that does not claim them.",
 )
 """The Python scenario; the other Python servers are variations of it."""

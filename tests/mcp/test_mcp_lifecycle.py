@@ -44,7 +44,7 @@ def test_a_timeout_is_an_incomplete_answer_said_in_words(tmp_path: Path) -> None
         f"command = [{', '.join(toml_string(part) for part in command)}]\n"
         'languages = { ".py" = "python" }\n',
     )
-    client = Client.stdio("--root", root, "--timeout", "1")
+    client = Client.stdio("--root", root, "--timeout", "1", "--trust")
     try:
         result = client.call("diagnostics", {"paths": ["app.py"]})
         found = structured(result)
@@ -81,7 +81,7 @@ def scripted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Client,
         'install = "pip install nowhere-lsp"\n',
     )
     (root / "notes.txt").write_text("notes\n", encoding="utf-8")
-    client = Client.stdio("--root", root, "--timeout", "20")
+    client = Client.stdio("--root", root, "--timeout", "20", "--trust")
     try:
         yield client, log
     finally:

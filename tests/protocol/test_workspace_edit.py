@@ -597,3 +597,21 @@ def test_create_in_a_workspace_with_no_folder_at_all() -> None:
         plan({"documentChanges": [{"kind": "create", "uri": f"{W}/x"}]}, view)
     ).operations
     assert operation == CreateFile(P("/w/x"), (P("/"), P("/w")), False, 0)
+
+
+@pytest.mark.parametrize("uri", [f"{W}/nb.ipynb#2", f"{W}/nb.ipynb?cell=2"])
+def test_a_uri_that_names_a_part_of_a_file_is_refused(uri: str) -> None:
+    """basedpyright names notebook cells ``file:///r/nb.ipynb#K``: never the file itself."""
+    edit = {"changes": {uri: [{"range": _range(0, 0, 0, 0), "newText": "triple"}]}}
+    parsed = parse_edit(edit)
+    assert isinstance(parsed, Refusal)
+    assert (
+        parsed.reason
+        == f"change 0: {uri} names a part of a file, not a file: it cannot be edited as one"
+    )
+    moved = {"documentChanges": [{"kind": "rename", "oldUri": f"{W}/a.py", "newUri": uri}]}
+    assert isinstance(parse_edit(moved), Refusal)
+
+
+def _range(a: int, b: int, c: int, d: int) -> dict[str, Any]:
+    return {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}}

@@ -39,6 +39,15 @@ optional:
 - ``hang_shutdown``: never answer ``shutdown``, ignore ``exit`` and the end of stdin.
 - ``ignore_term``: ignore SIGTERM.
 - ``child``: start a child process that sleeps, holding this process's stdout and stderr.
+- ``detached_child``: start a child that sleeps holding none of this process's pipes (as a
+  wrapper's real server may), in this process's process group.
+- ``ignore_eof``: keep running after the end of stdin (only a signal ends it).
+- ``hover``: advertise ``hoverProvider`` and answer every hover with this markdown text.
+- ``rename``: advertise ``renameProvider`` and answer every rename with this
+  ``WorkspaceEdit`` (``$ROOT`` is the root URI).
+- ``apply_edit``: ``{"on": method, "edit": WorkspaceEdit}``: before answering a request of
+  ``method``, send ``workspace/applyEdit`` with that edit and wait for the answer, which
+  ``scripted/state`` then lists under ``"applied"``.
 
 Every message received is logged to stderr (``got <method> <uri>``). The request
 ``scripted/state`` answers ``{"pid", "open": [uris], "received": [methods]}``. Other requests
@@ -69,6 +78,8 @@ received: list[str] = []
 request_counts: dict[str, int] = {}
 root_uri = ""
 _answers: dict[Any, threading.Event] = {}
+_results: dict[Any, Any] = {}
+applied: list[Any] = []
 START = 0
 """How many times a server of this ``pid_file`` started before this one."""
 
@@ -156,7 +167,21 @@ def capabilities() -> dict[str, Any]:
         found["documentSymbolProvider"] = True
     if "workspace_symbols" in CONFIG:
         found["workspaceSymbolProvider"] = True
+    if "hover" in CONFIG:
+        found["hoverProvider"] = True
+    if "rename" in CONFIG:
+        found["renameProvider"] = True
     return found
+
+
+def request_apply_edit(edit: Any) -> None:
+    """Ask the client to apply ``edit`` (as a server's command would) and keep its answer."""
+    request_id = f"apply-{len(applied)}"
+    answered = threading.Event()
+    _answers[request_id] = answered
+    send({"id": request_id, "method": "workspace/applyEdit", "params": {"edit": edit}})
+    answered.wait(10)
+    applied.append(_results.pop(request_id, None))
 
 
 # -- behaviours -------------------------------------------------------------------------------
@@ -232,6 +257,9 @@ def answer(message: dict[str, Any]) -> None:
     request_id = message["id"]
     if request_counts.get(method) in CONFIG.get("silent", {}).get(method, []):
         return  # a request this server never answers
+    script = CONFIG.get("apply_edit")
+    if script and script.get("on") == method:
+        request_apply_edit(substitute(script["edit"]))
     if method == "initialize":
         root_uri = params.get("rootUri") or ""
         time.sleep(init_delay(START))
@@ -247,8 +275,22 @@ def answer(message: dict[str, Any]) -> None:
         query = str(params.get("query", "")).lower()
         hits = [hit for hit in CONFIG["workspace_symbols"] if query in hit["name"].lower()]
         send({"id": request_id, "result": substitute(hits)})
+    elif method == "textDocument/hover" and "hover" in CONFIG:
+        send(
+            {
+                "id": request_id,
+                "result": {"contents": {"kind": "markdown", "value": CONFIG["hover"]}},
+            }
+        )
+    elif method == "textDocument/rename" and "rename" in CONFIG:
+        send({"id": request_id, "result": substitute(CONFIG["rename"])})
     elif method == "scripted/state":
-        state = {"pid": os.getpid(), "open": sorted(open_documents), "received": received}
+        state = {
+            "pid": os.getpid(),
+            "open": sorted(open_documents),
+            "received": received,
+            "applied": applied,
+        }
         send({"id": request_id, "result": state})
     else:
         send(
@@ -290,6 +332,14 @@ def main() -> None:
             stdin=subprocess.DEVNULL,
         )
         record_pid(f"child {child.pid}")
+    if CONFIG.get("detached_child"):
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(600)"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        record_pid(f"child {child.pid}")
     while True:
         message = read_message()
         if message is None:
@@ -298,6 +348,7 @@ def main() -> None:
         uri = ((message.get("params") or {}).get("textDocument") or {}).get("uri", "")
         if method is None:
             log(f"got answer {message.get('id')}")
+            _results[message.get("id")] = message.get("result", message.get("error"))
             event = _answers.pop(message.get("id"), None)
             if event is not None:
                 event.set()
@@ -305,11 +356,15 @@ def main() -> None:
         received.append(method)
         log(f"got {method} {uri}".rstrip())
         maybe_crash(method)
-        if "id" in message:
+        if "id" in message and "apply_edit" in CONFIG:
+            # Its own thread, so that a request it makes of the client meanwhile
+            # (workspace/applyEdit) can be answered.
+            threading.Thread(target=answer, args=(message,), daemon=True).start()
+        elif "id" in message:
             answer(message)
         else:
             on_notification(message)
-    if CONFIG.get("hang_shutdown"):
+    if CONFIG.get("hang_shutdown") or CONFIG.get("ignore_eof"):
         while True:
             time.sleep(60)
     os._exit(0)

@@ -10,6 +10,7 @@ import dataclasses
 import math
 import os
 import sys
+import sysconfig
 import time
 from pathlib import Path
 from typing import Any
@@ -83,10 +84,19 @@ def make_executable(folder: Path, name: str) -> Path:
 
 @pytest.fixture
 def path_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty folder that is all of ``PATH``."""
+    """An empty folder that is all of ``PATH``, and an empty scripts folder for the running
+    Python (which ``which`` also looks in)."""
     folder = tmp_path / "path"
     folder.mkdir()
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
     monkeypatch.setenv("PATH", str(folder))
+    real = sysconfig.get_path
+    monkeypatch.setattr(
+        sysconfig,
+        "get_path",
+        lambda name, *a, **k: str(scripts) if name == "scripts" else real(name, *a, **k),
+    )
     return folder
 
 
@@ -274,13 +284,13 @@ def test_the_roots_venv_and_node_modules_win_over_path(
     make_executable(path_dir, "ruff")
     venv_ruff = make_executable(root / ".venv" / "bin", "ruff")
     node_ruff = make_executable(root / "node_modules" / ".bin", "ruff")
-    assert registry.which("ruff", root) == str(venv_ruff)
+    assert registry.which("ruff", root, trusted=True) == str(venv_ruff)
     venv_ruff.unlink()
-    assert registry.which("ruff", root) == str(node_ruff)
+    assert registry.which("ruff", root, trusted=True) == str(node_ruff)
     node_ruff.unlink()
-    assert registry.which("ruff", root) == str(path_dir / "ruff")
+    assert registry.which("ruff", root, trusted=True) == str(path_dir / "ruff")
     node_pyright = make_executable(root / "node_modules" / ".bin", "pyright-langserver")
-    assert registry.which("pyright", str(root)) == str(node_pyright)
+    assert registry.which("pyright", str(root), trusted=True) == str(node_pyright)
 
 
 def test_for_path_counts_servers_in_the_root_as_installed(
@@ -288,7 +298,7 @@ def test_for_path_counts_servers_in_the_root_as_installed(
 ) -> None:
     """A server in the root's .venv leads for_path there, and only there."""
     make_executable(tmp_path / ".venv" / "bin", "pyrefly")
-    assert ids(registry.for_path("a.py", root=tmp_path))[0] == "pyrefly"
+    assert ids(registry.for_path("a.py", root=tmp_path, trusted=True))[0] == "pyrefly"
     assert ids(registry.for_path("a.py"))[0] == "basedpyright"
 
 
@@ -299,11 +309,11 @@ def test_tsc_prefers_the_native_binary_over_the_node_shim(
     monkeypatch.setattr("platform.machine", lambda: "x86_64")
     monkeypatch.setattr(sys, "platform", "linux")
     shim = make_executable(tmp_path / "node_modules" / ".bin", "tsc")
-    assert registry.which("tsc", tmp_path) == str(shim)
+    assert registry.which("tsc", tmp_path, trusted=True) == str(shim)
     native = make_executable(
         tmp_path / "node_modules" / "@typescript" / "typescript-linux-x64" / "lib", "tsc"
     )
-    assert registry.which("tsc", tmp_path) == str(native)
+    assert registry.which("tsc", tmp_path, trusted=True) == str(native)
     assert registry.which("tsc") is None
 
 
@@ -312,9 +322,9 @@ def test_an_absolute_command_is_used_as_it_is(path_dir: Path, tmp_path: Path) ->
     program = make_executable(tmp_path / "opt", "my-lsp")
     make_executable(tmp_path / ".venv" / "bin", "my-lsp")
     registry = Registry([ServerSpec("mine", [str(program)], languages={".my": "my"})])
-    assert registry.which("mine", tmp_path) == str(program)
+    assert registry.which("mine", tmp_path, trusted=True) == str(program)
     program.unlink()
-    assert registry.which("mine", tmp_path) is None
+    assert registry.which("mine", tmp_path, trusted=True) is None
     with pytest.raises(ServerNotFoundError, match="is not an executable file"):
         registry.require("mine")
 
@@ -325,7 +335,7 @@ def test_a_relative_command_with_a_slash_is_relative_to_the_root(
     """``tools/my-lsp`` is found under the root, else under the working directory."""
     program = make_executable(tmp_path / "tools", "my-lsp")
     registry = Registry([ServerSpec("mine", ["tools/my-lsp", "--stdio"])])
-    assert registry.which("mine", tmp_path) == str(program)
+    assert registry.which("mine", tmp_path, trusted=True) == str(program)
     monkeypatch.chdir(tmp_path)
     assert registry.which("mine") == str(program)
     monkeypatch.chdir(path_dir)

@@ -54,11 +54,16 @@ def pids(pid_file: Path) -> list[int]:
 
 
 def gone(pid: int) -> bool:
+    """Whether ``pid`` no longer runs (an exited process not yet reaped, a zombie, counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            return file.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return True
 
 
 @pytest.fixture

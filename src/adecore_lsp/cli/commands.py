@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..plain_text import escape_controls
 from ..workspace.model import Diagnostic, EditPlan, Location, Results, Symbol
 from ..workspace.registry import Registry
 from ..workspace.workspace import Workspace
 from . import reports
-from .output import Output, one_line
+from .output import Output, one_line, shown_path
 from .run import absolute_target, exit_for
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -93,7 +94,7 @@ def _read_json(path: str) -> Any:
 
 
 def _incomplete(output: Output, what: str, files: Sequence[str]) -> None:
-    listed = f": {', '.join(files)}" if files else ""
+    listed = f": {', '.join(shown_path(path) for path in files)}" if files else ""
     output.error(f"incomplete: {what}{listed}")
 
 
@@ -241,8 +242,8 @@ async def _locations(args: argparse.Namespace, output: Output, ws: Workspace, ki
     else:
         line_of = _line_of(ws)
         for index, place in enumerate(places):
-            text = (line_of(place.path, place.line) or "").strip()
-            output.line(f"{place.path}:{place.line}:{place.column}: {text}")
+            text = escape_controls((line_of(place.path, place.line) or "").strip())
+            output.line(f"{shown_path(place.path)}:{place.line}:{place.column}: {text}")
             if kind == "references" and args.context:
                 for context_line in found[index].context:
                     output.line(f"    {context_line}")
@@ -300,7 +301,8 @@ async def symbols(args: argparse.Namespace, output: Output, ws: Workspace) -> in
     else:
 
         def show(symbol: Symbol, depth: int) -> None:
-            output.line(f"{'  ' * depth}{symbol.kind} {symbol.name}  {symbol.location.line}")
+            name = escape_controls(symbol.name)
+            output.line(f"{'  ' * depth}{symbol.kind} {name}  {symbol.location.line}")
             for child in symbol.children:
                 if _wanted(child, kinds):
                     show(child, depth + 1)
@@ -319,7 +321,8 @@ async def find(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
         for symbol in found:
             where = symbol.location
             output.line(
-                f"{symbol.kind} {symbol.name_path}  {where.path}:{where.line}:{where.column}"
+                f"{symbol.kind} {escape_controls(symbol.name_path)}  "
+                f"{shown_path(where.path)}:{where.line}:{where.column}"
             )
     return _say_incomplete(output, found)
 
@@ -374,7 +377,8 @@ async def _edit(args: argparse.Namespace, output: Output, ws: Workspace, plan: E
         output.result(plan.diff)
         for d in introduced:
             output.line(
-                f"{d.path}:{d.line}:{d.column}: {d.severity}: {one_line(d.message)} (introduced)"
+                f"{shown_path(d.path)}:{d.line}:{d.column}: {d.severity}: "
+                f"{one_line(d.message)} (introduced)"
             )
     verb = "changed" if written is not None else "would change"
     output.note(f"{count} file{'s' * (count != 1)} {verb}")
@@ -402,6 +406,28 @@ async def format(args: argparse.Namespace, output: Output, ws: Workspace) -> int
 async def fix(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
     plan = await ws.fix(_files(args, ws))
     return await _edit(args, output, ws, plan)
+
+
+# -- trust -------------------------------------------------------------------------------------
+
+
+def trust(args: argparse.Namespace, output: Output, root: Path) -> int:
+    """``trust [DIR]``, ``trust --list``, ``trust --remove DIR``."""
+    from ..workspace import trust as store
+
+    if args.list:
+        for path in store.listed():
+            output.line(path)
+        return 0
+    if args.remove:
+        removed = store.remove(args.remove)
+        output.note(f"no longer trusted: {removed}")
+        return 0
+    trusted = store.add(args.dir if args.dir else root)
+    output.note(
+        f"trusted: {trusted} (its configuration as it is now: after a change to it, trust it again)"
+    )
+    return 0
 
 
 # -- servers -----------------------------------------------------------------------------------
@@ -519,7 +545,7 @@ async def doctor(args: argparse.Namespace, output: Output, ws: Workspace) -> int
     from ..workspace.checking import wait_ready
 
     registry = ws.registry
-    ids = args.ids or [spec.id for spec in registry if registry.which(spec, ws.root)]
+    ids = args.ids or [spec.id for spec in registry if ws.which(spec)]
     rows = []
     for server in ids:
         spec = registry.get(server)
@@ -536,7 +562,13 @@ async def doctor(args: argparse.Namespace, output: Output, ws: Workspace) -> int
         rows.append(row)
         try:
             probe = ws.root / ("probe" + next(iter(spec.languages), ""))
-            pinned = Workspace(ws.root, servers=[spec], registry=registry, timeout=ws.timeout)
+            pinned = Workspace(
+                ws.root,
+                servers=[spec.id],
+                timeout=ws.timeout,
+                trust=ws.trusted,
+                on_untrusted=lambda _notice: None,  # said once already, by this command
+            )
             async with pinned:
                 began = time.monotonic()
                 handle = pinned.handles_for(probe)[0]

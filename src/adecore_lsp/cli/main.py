@@ -35,6 +35,8 @@ _GLOBAL_HELP = {
     "quiet": "print nothing on stderr but errors",
     "no_progress": "show no progress of the servers",
     "debug": "show the Python traceback of a failure",
+    "trust": "trust this root for this run: its configuration's commands and its own "
+    "executables (.venv/bin, node_modules/.bin) may run (see `adecore-lsp trust`)",
 }
 
 
@@ -83,6 +85,9 @@ def _global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
     )
     group.add_argument(
         "--debug", action="store_true", default=default(False), help=_GLOBAL_HELP["debug"]
+    )
+    group.add_argument(
+        "--trust", action="store_true", default=default(False), help=_GLOBAL_HELP["trust"]
     )
 
 
@@ -192,13 +197,21 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("ids", nargs="*", metavar="ID")
     doctor.add_argument("--format", choices=("text", "json"), default="text")
 
-    mcp = command("mcp", "serve the workspace to coding agents over MCP (stdio, or --http)")
-    mcp.add_argument(
-        "--http",
-        metavar="HOST:PORT",
-        default=None,
-        help="serve streamable HTTP at HOST:PORT (path /mcp) instead of stdio",
+    trust = command(
+        "trust",
+        "trust a root: its configuration's commands and its own executables may then run "
+        "(until its configuration changes)",
     )
+    trust.add_argument(
+        "dir", nargs="?", metavar="DIR", help="the root to trust (default: this project's)"
+    )
+    trust.add_argument("--list", action="store_true", help="the trusted roots, one a line")
+    trust.add_argument("--remove", metavar="DIR", help="forget a trusted root")
+
+    mcp = command("mcp", "serve the workspace to coding agents over MCP (stdio, or --http)")
+    from .mcp_command import add_http_options
+
+    add_http_options(mcp)
     # Kept below hosts' usual tool timeouts (mcp.md); --timeout after `mcp` sets it.
     mcp.set_defaults(timeout=30.0)
 

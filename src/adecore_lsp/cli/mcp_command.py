@@ -104,13 +104,27 @@ def options_from(args: argparse.Namespace) -> Options:
     if getattr(args, "quiet", False):
         level = "ERROR"
     timeout = getattr(args, "timeout", None)
+    http = parse_http(args.http) if getattr(args, "http", None) else None
+    remote = bool(getattr(args, "allow_remote", False))
+    if http is not None and not remote:
+        from ..mcp.http_guard import is_loopback
+
+        if not is_loopback(http[0]):
+            raise ValueError(
+                f"--http {args.http}: {http[0]} is not a loopback address, so anyone on the "
+                "network could reach the workspace; bind 127.0.0.1, or add --allow-remote "
+                "(a bearer token is then required)"
+            )
     return Options(
         root=root,
         servers=servers,
         timeout=float(timeout) if timeout else DEFAULT_TIMEOUT,
         trace=getattr(args, "trace", None),
-        http=parse_http(args.http) if getattr(args, "http", None) else None,
+        http=http,
         log_level=level,
+        trust=True if getattr(args, "trust", False) else None,
+        allow_remote=remote,
+        allowed_hosts=tuple(getattr(args, "allowed_hosts", None) or ()),
     )
 
 
@@ -136,9 +150,27 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve the workspace layer to coding agents over MCP (stdio by default).",
     )
     _global_options(parser, defaults=True)
-    parser.add_argument("--http", metavar="HOST:PORT", default=None, help=HTTP_HELP)
+    add_http_options(parser)
     parser.set_defaults(timeout=DEFAULT_TIMEOUT)
     return parser
+
+
+def add_http_options(parser: argparse.ArgumentParser) -> None:
+    """``--http``, ``--allow-remote`` and ``--allowed-host``, for ``mcp`` either way."""
+    parser.add_argument("--http", metavar="HOST:PORT", default=None, help=HTTP_HELP)
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a bind that is not loopback; every request then needs the bearer token "
+        "(ADECORE_LSP_MCP_TOKEN, or one printed on stderr)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        metavar="NAME",
+        action="append",
+        dest="allowed_hosts",
+        help="a host name requests may carry in Host and Origin (with --allow-remote)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

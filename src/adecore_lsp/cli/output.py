@@ -7,20 +7,14 @@ colour goes into a pipe, and ``NO_COLOR`` (https://no-color.org) turns it off ev
 from __future__ import annotations
 
 import os
-import re
 import sys
 from typing import TextIO
 
+from ..plain_text import one_line as one_line
+from ..plain_text import shown_path as shown_path
+
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
-
-_SPACE = re.compile(r"\s+")
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: each run of white space (breaks and no-break spaces too) is one
-    space."""
-    return _SPACE.sub(" ", text).strip()
 
 
 class Output:
@@ -48,6 +42,11 @@ class Output:
         if not self.quiet:
             self.err.write(text + "\n")
             self.err.flush()
+
+    def warning(self, text: str) -> None:
+        """A warning the person must see: on stderr, also with ``quiet``."""
+        self.err.write(f"adecore-lsp: warning: {text}\n")
+        self.err.flush()
 
     def error(self, text: str) -> None:
         """An error: always shown, on stderr, prefixed so that it reads as one."""

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..workspace.model import Diagnostic, DiagnosticsReport
-from .output import one_line
+from .output import one_line, shown_path
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -79,9 +79,8 @@ def text_lines(items: Sequence[Diagnostic]) -> str:
     for item in items:
         tag = " ".join(str(part) for part in (item.source, item.code) if part is not None)
         lines.append(
-            f"{item.path}:{item.line}:{item.column}: {item.severity}: {one_line(item.message)}"
-            + (f" [{tag}]" if tag else "")
-            + "\n"
+            f"{shown_path(item.path)}:{item.line}:{item.column}: {item.severity}: "
+            f"{one_line(item.message)}" + (f" [{tag}]" if tag else "") + "\n"
         )
     return "".join(lines)
 

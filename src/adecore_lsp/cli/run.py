@@ -10,12 +10,13 @@ import argparse
 import asyncio
 import os
 import shlex
+import signal
 import sys
 import sysconfig
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LspError
 from ..workspace.registry import Registry, ServerSpec
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         return run_mcp(args)
     _logging(args.debug)
     try:
-        return asyncio.run(_run(args, output))
+        return asyncio.run(_until_signalled(_run(args, output)))
     except KeyboardInterrupt:
         output.error("interrupted")
         return INTERRUPTED
@@ -61,6 +62,41 @@ def run(args: argparse.Namespace) -> int:
             traceback.print_exc()
         output.error(f"internal error: {error!r} (run again with --debug for the traceback)")
         return FAILURE
+
+
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that end a command the way Ctrl-C does: every server shut down, then the exit
+status 128 + the signal's number."""
+
+
+async def _until_signalled(command: Coroutine[Any, Any, int]) -> int:
+    """Run ``command``; SIGTERM or SIGHUP cancels it (its workspace ends every server on
+    the way out) and the status is then 128 + the signal's number."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(command)
+    received: list[int] = []
+
+    def end(number: int) -> None:
+        if not received:
+            received.append(number)
+            task.cancel()
+
+    installed = []
+    for number in ENDING_SIGNALS:
+        try:
+            loop.add_signal_handler(number, end, number)
+            installed.append(number)
+        except (NotImplementedError, RuntimeError, ValueError):  # pragma: no cover - Windows
+            pass
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if received:
+            return 128 + received[0]
+        raise
+    finally:
+        for number in installed:
+            loop.remove_signal_handler(number)
 
 
 def _logging(debug: bool) -> None:
@@ -110,6 +146,8 @@ async def _run(args: argparse.Namespace, output: Output) -> int:
         return status
     specs, registry = _specs(args)
     root = _root(args, registry, specs)
+    if args.name == "trust":
+        return commands.trust(args, output, root)
     from ..workspace.workspace import Workspace
 
     connect = None
@@ -119,7 +157,7 @@ async def _run(args: argparse.Namespace, output: Output) -> int:
         connect = replay(Path(args.replay))
         if specs is None:
             # The servers of the recording, not whichever this machine would prefer.
-            specs = [registry.get(server) for server in load_trace(Path(args.replay))]
+            specs = list(load_trace(Path(args.replay)))
     workspace = Workspace(
         root,
         servers=specs,
@@ -127,6 +165,8 @@ async def _run(args: argparse.Namespace, output: Output) -> int:
         timeout=args.timeout,
         trace=args.trace,
         connect=connect,
+        trust=True if args.trust else None,
+        on_untrusted=output.warning,
     )
     from .progress import progress_printer
 
@@ -162,10 +202,11 @@ def _paths_given(args: argparse.Namespace) -> list[str]:
     return given
 
 
-def _specs(args: argparse.Namespace) -> tuple[list[ServerSpec] | None, Registry]:
-    """The servers the command line chose (``--server``, ``--command``), or ``None``."""
+def _specs(args: argparse.Namespace) -> tuple[list[str | ServerSpec] | None, Registry]:
+    """The servers the command line chose (``--server`` ids, a ``--command`` spec), or
+    ``None``."""
     registry = Registry.default()
-    specs: list[ServerSpec] = [registry.get(server) for server in args.servers or []]
+    specs: list[str | ServerSpec] = list(args.servers or [])
     if args.command:
         argv = shlex.split(args.command)
         if not argv:
@@ -187,7 +228,9 @@ def _specs(args: argparse.Namespace) -> tuple[list[ServerSpec] | None, Registry]
     return (specs or None), registry
 
 
-def _root(args: argparse.Namespace, registry: Registry, specs: list[ServerSpec] | None) -> Path:
+def _root(
+    args: argparse.Namespace, registry: Registry, specs: list[str | ServerSpec] | None
+) -> Path:
     """``--root``, else the nearest folder from the first path (or here) up that holds a
     root marker of the chosen server, else that folder."""
     if args.root:
@@ -199,10 +242,10 @@ def _root(args: argparse.Namespace, registry: Registry, specs: list[ServerSpec] 
     first = Path(given[0]).resolve() if given else Path.cwd()
     start = first if first.is_dir() else first.parent
     if specs is not None:
-        markers = [m for spec in specs for m in spec.root_markers]
+        markers = [m for spec in specs for m in _spec(registry, spec).root_markers]
     else:
         found = registry.for_path(str(first)) if given and not first.is_dir() else []
-        markers = found[0].root_markers if found else ["pyproject.toml", ".git"]
+        markers = found[0].root_markers if found else ["pyproject.toml", "adecore-lsp.toml", ".git"]
     folder = start
     while True:
         if any((folder / marker).exists() for marker in markers):
@@ -210,6 +253,14 @@ def _root(args: argparse.Namespace, registry: Registry, specs: list[ServerSpec] 
         if folder.parent == folder:
             return start
         folder = folder.parent
+
+
+def _spec(registry: Registry, spec: str | ServerSpec) -> ServerSpec:
+    """A chosen server's spec: an id's from the registry (a project's own id has no markers
+    there: it counts as none)."""
+    if isinstance(spec, ServerSpec):
+        return spec
+    return registry.get(spec) if spec in registry else ServerSpec(spec, [spec])
 
 
 def exit_for(complete: bool, failing: bool) -> int:

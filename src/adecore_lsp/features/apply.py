@@ -1,13 +1,12 @@
 """Applying ``WorkspaceEdit``\\ s and ``TextEdit[]`` to documents and files, all or nothing.
 
-The checks and the new texts come from :mod:`adecore_lsp.protocol.shapes.workspace_edit`; this
-module gives the planner its view of the workspace (where a URI leads, inside the workspace
-or not, what is on disk) and then runs the plan as one transaction: every step is logged
-with the way to undo it, and when one fails the steps before it are undone in reverse order
-(files written get their old bytes back, created files and folders go, renames go back,
-deleted files come back from where they were set aside, documents get their old text, or
-are opened or closed again). The file I/O is plain synchronous code inside the coroutine:
-with no ``await`` between the first change and the last, nothing else on the loop can see
+The checks and the new texts come from :mod:`adecore_lsp.protocol.shapes.workspace_edit`;
+this module gives the planner its view of the workspace (where a URI leads, inside the
+workspace or not, what is on disk), then hands every file change to the one write path
+(:mod:`adecore_lsp.write_path`: confined, crash-atomic, refusing a file changed since the
+planner read it) and, once the files are written, brings the open documents in step
+(changed, closed, opened again). The file I/O is plain synchronous code inside the
+coroutine: with no ``await`` between planning and writing, nothing else on the loop can see
 or change the workspace half-way, and a cancellation cannot stop a transaction midway.
 """
 
@@ -15,13 +14,9 @@ from __future__ import annotations
 
 import inspect
 import os
-import secrets
-import shutil
-import stat
-import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LspError
 from ..options import Confirm
@@ -43,6 +38,7 @@ from ..protocol.shapes.workspace_edit import (
     plan_edit,
 )
 from ..types import JSONObject
+from ..write_path import WriteError, WriteSet
 
 if TYPE_CHECKING:
     from ..session import LspSession
@@ -77,7 +73,7 @@ async def apply_edit(
     plan = plan_edit(parsed, view, view.open_documents(), encoding, confirmed)
     if isinstance(plan, Refusal):
         return plan.result()
-    return _Transaction(session, save).run(plan)
+    return _Transaction(session, save, view).run(plan)
 
 
 async def apply_text_edits(
@@ -107,11 +103,12 @@ async def answer_apply_edit(session: LspSession, params: Any) -> JSONObject:
 
 
 class _View:
-    """Where URIs lead and what is on disk, for the planner."""
+    """Where URIs lead and what is on disk, for the planner; remembers what it saw, which
+    the files must still hold when they are written."""
 
     def __init__(self, session: LspSession, allow_outside: bool) -> None:
         self._session = session
-        self._allow_outside = allow_outside
+        self.allow_outside = allow_outside
         roots: list[Path] = []
         options = session.options
         uris: list[object] = [options.root_uri] if options.root_uri else []
@@ -121,7 +118,9 @@ class _View:
                 roots.append(uri_to_path(uri).resolve())  # type: ignore[arg-type]
             except (TypeError, ValueError, OSError):
                 continue
-        self._roots = roots
+        self.roots = roots
+        self.seen: dict[PurePath, str | None] = {}
+        """Each file the planner read (its text) or found missing (``None``)."""
 
     def open_documents(self) -> dict[PurePath, TextDocument]:
         found: dict[PurePath, TextDocument] = {}
@@ -140,10 +139,10 @@ class _View:
             resolved = path.resolve()
         else:
             resolved = path.parent.resolve() / path.name
-        if not self._allow_outside and not any(
-            root == resolved or root in resolved.parents for root in self._roots
+        if not self.allow_outside and not any(
+            root == resolved or root in resolved.parents for root in self.roots
         ):
-            if not self._roots:
+            if not self.roots:
                 raise ValueError(
                     f"{uri} is outside the workspace (the session has no root_uri "
                     "and no workspace_folders)"
@@ -157,11 +156,16 @@ class _View:
             return "file"  # a link is renamed or deleted itself, never what it points at
         if real.is_dir():
             return "folder"
-        return "file" if real.exists() else None
+        if real.exists():
+            return "file"
+        self.seen.setdefault(path, None)
+        return None
 
     def read(self, path: PurePath) -> str:
         with open(path, encoding="utf-8", newline="") as file:
-            return file.read()
+            text = file.read()
+        self.seen.setdefault(path, text)
+        return text
 
     def is_empty(self, path: PurePath) -> bool:
         with os.scandir(path) as entries:
@@ -175,179 +179,59 @@ class _View:
 
 
 class _Transaction:
-    """Runs a plan's operations, undoing them all if one fails."""
+    """Writes a plan's files through the write path, then brings the documents in step."""
 
-    def __init__(self, session: LspSession, save: bool) -> None:
+    def __init__(self, session: LspSession, save: bool, view: _View) -> None:
         self._session = session
         self._save = save
-        self._undo: list[Callable[[], None]] = []
-        self._set_aside: list[Path] = []
-        self._to_save: list[str] = []
+        self._view = view
 
     def run(self, plan: EditPlan) -> JSONObject:
-        for operation in plan.operations:
-            try:
-                self._do(operation)
-            except (OSError, ValueError, LspError) as error:
-                reason = f"change {operation.change}: {_describe(error)}"
-                problems = self._roll_back()
-                if problems:
-                    reason += "; restoring failed too: " + "; ".join(problems)
-                return Refusal(reason, operation.change).result()
-        for path in self._set_aside:
-            _remove(path)
+        view = self._view
+        writes = WriteSet(view.roots, allow_outside=view.allow_outside)
+        try:
+            for path, text in view.seen.items():
+                writes.expect(path, None if text is None else text.encode("utf-8"))
+            for operation in plan.operations:
+                self._add(writes, operation)
+            writes.commit()
+        except WriteError as error:
+            if error.change is None:
+                return Refusal(error.message).result()
+            return Refusal(f"change {error.change}: {error.message}", error.change).result()
+        except LspError as error:
+            return Refusal(error.message).result()
         session = self._session
-        for uri in dict.fromkeys(self._to_save):
+        to_save: list[str] = []
+        for operation in plan.operations:
+            if isinstance(operation, WriteText) and operation.document is not None:
+                session.change_document(operation.document, operation.text)
+                if self._save:
+                    to_save.append(operation.document)
+            elif isinstance(operation, CloseDocument):
+                session.close_document(operation.uri)
+            elif isinstance(operation, OpenDocument):
+                session.open_document(operation.uri, operation.language_id, operation.text)
+        for uri in dict.fromkeys(to_save):
             if uri in session.documents:
                 session.save_document(uri)
         return {"applied": True}
 
-    def _roll_back(self) -> list[str]:
-        problems: list[str] = []
-        for undo in reversed(self._undo):
-            try:
-                undo()
-            except (OSError, ValueError, LspError) as error:
-                problems.append(_describe(error))
-        return problems
-
-    def _do(self, operation: Operation) -> None:
+    def _add(self, writes: WriteSet, operation: Operation) -> None:
+        """The file changes of one planned operation, as steps of the write set."""
+        change = operation.change
         if isinstance(operation, WriteText):
-            self._write_text(operation)
+            if operation.document is None or self._save:
+                writes.write(operation.path, operation.text.encode("utf-8"), change=change)
         elif isinstance(operation, CreateFile):
-            self._create(operation)
+            for parent in operation.parents:
+                writes.make_folder(parent, change=change)
+            writes.write(operation.path, b"", change=change)
         elif isinstance(operation, RenameFile):
-            self._rename(operation)
+            for parent in operation.parents:
+                writes.make_folder(parent, change=change)
+            writes.rename(
+                operation.old, operation.new, overwrite=operation.overwrite, change=change
+            )
         elif isinstance(operation, DeleteFile):
-            self._set_aside.append(self._move_aside(Path(operation.path)))
-        elif isinstance(operation, CloseDocument):
-            self._close(operation.uri)
-        else:
-            self._open(operation)
-
-    # -- documents ---------------------------------------------------------------------
-
-    def _write_text(self, operation: WriteText) -> None:
-        session, uri = self._session, operation.document
-        if uri is None:
-            self._write(Path(operation.path), operation.text)
-            return
-        old = session.documents[uri].text
-        session.change_document(uri, operation.text)
-        self._undo.append(lambda: self._restore_document(uri, old))
-        if self._save:
-            self._write(Path(operation.path), operation.text)
-            self._to_save.append(uri)
-
-    def _restore_document(self, uri: str, text: str) -> None:
-        if uri in self._session.documents:
-            self._session.change_document(uri, text)
-
-    def _close(self, uri: str) -> None:
-        session = self._session
-        document = session.documents[uri]
-        session.close_document(uri)
-
-        def reopen() -> None:
-            session.open_document(uri, document.language_id, document.text)
-
-        self._undo.append(reopen)
-
-    def _open(self, operation: OpenDocument) -> None:
-        session, uri = self._session, operation.uri
-        session.open_document(uri, operation.language_id, operation.text)
-        self._undo.append(lambda: session.close_document(uri))
-
-    # -- files -------------------------------------------------------------------------
-
-    def _write(self, path: Path, text: str) -> None:
-        """Replace the file's contents atomically, keeping its mode; undone with its old bytes."""
-        try:
-            old: bytes | None = path.read_bytes()
-        except FileNotFoundError:
-            old = None
-        _replace_contents(path, text.encode("utf-8"))
-        if old is None:
-            self._undo.append(path.unlink)
-        else:
-            self._undo.append(lambda: _replace_contents(path, old))
-
-    def _make_parents(self, parents: tuple[PurePath, ...]) -> None:
-        for parent in parents:
-            folder = Path(parent)
-            folder.mkdir()
-            self._undo.append(folder.rmdir)
-
-    def _create(self, operation: CreateFile) -> None:
-        path = Path(operation.path)
-        self._make_parents(operation.parents)
-        if operation.overwrite and os.path.lexists(path):
-            self._write(path, "")
-            return
-        with open(path, "x", encoding="utf-8"):
-            pass
-        self._undo.append(path.unlink)
-
-    def _rename(self, operation: RenameFile) -> None:
-        old, new = Path(operation.old), Path(operation.new)
-        self._make_parents(operation.parents)
-        if os.path.lexists(new):
-            if not operation.overwrite:
-                raise FileExistsError(f"{new} exists")
-            self._set_aside.append(self._move_aside(new))
-        os.rename(old, new)
-        self._undo.append(lambda: os.rename(new, old))
-
-    def _move_aside(self, path: Path) -> Path:
-        """Move ``path`` beside itself under a hidden name, to delete once all went well."""
-        aside = path.with_name(f".{path.name}.{secrets.token_hex(6)}.deleted")
-        os.rename(path, aside)
-        self._undo.append(lambda: os.rename(aside, path))
-        return aside
-
-
-def _replace_contents(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it over."""
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        # A new file (an open document's, saved): nobody else has seen it yet.
-        with open(path, "xb") as file:
-            _write_and_sync(file, data)
-        return
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            _write_and_sync(file, data)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-
-
-def _write_and_sync(file: BinaryIO, data: bytes) -> None:
-    file.write(data)
-    file.flush()
-    os.fsync(file.fileno())
-
-
-def _remove(path: Path) -> None:
-    """Remove what was set aside; gone already (moved with a folder) is fine."""
-    try:
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        else:
-            path.unlink()
-    except OSError:
-        pass
-
-
-def _describe(error: BaseException) -> str:
-    if isinstance(error, OSError) and error.strerror:
-        where = f": {error.filename}" if error.filename else ""
-        return f"{error.strerror}{where}"
-    return str(error)
+            writes.delete(operation.path, recursive=operation.recursive, change=change)

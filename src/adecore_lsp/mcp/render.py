@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ..plain_text import escape_controls, one_line, shown_path
 from ..workspace.model import FileStatus
 from .shapes import (
     DiagnosticList,
@@ -34,10 +35,6 @@ FILES_NAMED = 10
 
 def plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
-def one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 def why(reason: str | None, timeout: float) -> str:
@@ -77,7 +74,7 @@ def incomplete(what: str, complete: bool, reason: str | None, timeout: float) ->
 def _diagnostic_line(item: DiagnosticShape) -> str:
     code = f" [{item['code']}]" if item["code"] is not None else ""
     return (
-        f"{item['path']}:{item['line']}:{item['column']}: {item['severity']}: "
+        f"{shown_path(item['path'])}:{item['line']}:{item['column']}: {item['severity']}: "
         f"{one_line(item['message'])}{code} ({item['server']})"
     )
 
@@ -121,7 +118,8 @@ def diagnostics(
 
 def locations(result: LocationList, what: str, target: str, timeout: float) -> str:
     lines = [
-        f"{item['path']}:{item['line']}:{item['column']}: {(item['text'] or '').strip()}"
+        f"{shown_path(item['path'])}:{item['line']}:{item['column']}: "
+        f"{escape_controls((item['text'] or '').strip())}"
         for item in result["items"]
     ]
     if not result["items"]:
@@ -135,7 +133,10 @@ def references(result: ReferenceList, target: str, timeout: float) -> str:
     for item in result["items"]:
         inside = f" in {item['container']}" if item["container"] else ""
         text = (item["text"] or "").strip()
-        lines.append(f"{item['path']}:{item['line']}:{item['column']}{inside}: {text}")
+        lines.append(
+            f"{shown_path(item['path'])}:{item['line']}:{item['column']}{inside}: "
+            f"{escape_controls(text)}"
+        )
         for context in item.get("context", []):
             lines.append(f"    | {context}")
     if result["total"] == 0:
@@ -174,7 +175,7 @@ def symbols(result: SymbolList, path: str, timeout: float) -> str:
 def found(result: FoundSymbolList, query: str, timeout: float) -> str:
     lines = [
         f"{item['kind']} {item['name_path']}  target {item['target']}  "
-        f"at {item['path']}:{item['line']}:{item['column']}"
+        f"at {shown_path(item['path'])}:{item['line']}:{item['column']}"
         for item in result["items"]
     ]
     if result["total"] == 0:

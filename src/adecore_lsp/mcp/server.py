@@ -10,16 +10,20 @@ reaches stdout, whatever a library or a child process prints; logs go to stderr.
 from __future__ import annotations
 
 import asyncio
+import os
+import secrets
 import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from pathlib import Path
 from typing import Literal, cast
 
 from mcp.server.mcpserver import MCPServer
 
 from .._version import __version__
 from . import tools
+from .http_guard import HttpGuard, allowed_names, is_loopback
 from .state import Options, State
 
 # Internal to the library: nothing here is public API.
@@ -28,8 +32,9 @@ __all__: list[str] = []
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 
-def instructions(options: Options) -> str:
-    """What the server tells the model at the start: the root, the servers, the units."""
+def instructions(options: Options, notice: str | None = None) -> str:
+    """What the server tells the model at the start: the root, the servers, the units, and
+    what an untrusted root's configuration named that is ignored (``notice``)."""
     if options.root is not None:
         root = f"The workspace root is {options.root}."
     else:
@@ -57,16 +62,38 @@ def instructions(options: Options) -> str:
             "(`complete: false` and a reason, also in words): ask again rather than read it as "
             "clean.",
             "`rename` only previews; `apply_rename` writes the files.",
+            *([notice] if notice else []),
         ]
     )
 
 
-def build(options: Options) -> MCPServer[State]:
-    """The MCP server with its tools; its lifespan holds the one :class:`State`."""
+def untrusted_notice(options: Options) -> str | None:
+    """What the root known at the start (``--root``, else the current folder) would ignore
+    for want of trust: said in the instructions, once."""
+    from ..workspace.workspace import Workspace
+
+    said: list[str] = []
+    try:
+        Workspace(
+            options.root or Path.cwd(),
+            servers=options.servers,
+            trust=options.trust,
+            on_untrusted=said.append,
+        )
+    except (ValueError, OSError):
+        return None  # the first call says what is wrong
+    return said[0] if said else None
+
+
+def build(options: Options, states: list[State] | None = None) -> MCPServer[State]:
+    """The MCP server with its tools; its lifespan holds the one :class:`State` (added to
+    ``states`` when given, so that a signal can end its servers)."""
 
     @asynccontextmanager
     async def lifespan(app: MCPServer[State]) -> AsyncIterator[State]:
         state = State(options)
+        if states is not None:
+            states.append(state)
         try:
             yield state
         finally:
@@ -77,7 +104,7 @@ def build(options: Options) -> MCPServer[State]:
         title="adecore-lsp",
         description="Language servers for coding agents: diagnostics known final, names "
         "instead of columns, previews before writes.",
-        instructions=instructions(options),
+        instructions=instructions(options, untrusted_notice(options)),
         version=__version__,
         lifespan=lifespan,
         log_level=cast(LogLevel, options.log_level),
@@ -86,24 +113,68 @@ def build(options: Options) -> MCPServer[State]:
     return app
 
 
+TERMINATE_WAIT = 1.0
+"""Seconds the stdio server may take to end by itself after SIGTERM before it is ended."""
+
+
 async def serve(options: Options) -> None:
     """Serve on stdio, or on streamable HTTP at ``options.http``, until the end."""
-    app = build(options)
+    states: list[State] = []
+    app = build(options, states)
     if options.http is not None:
-        host, port = options.http
-        sys.stderr.write(f"adecore-lsp mcp: serving streamable HTTP at http://{host}:{port}/mcp\n")
-        sys.stderr.flush()
-        # uvicorn owns SIGINT and SIGTERM here: it stops serving, then the lifespan ends.
-        await app.run_streamable_http_async(host=host, port=port)
+        await _serve_http(app, options)
         return
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
-    if task is not None:
-        # SIGTERM (a host closing us) ends the lifespan too, so the servers are shut down.
-        with suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    ending: list[asyncio.Task[None]] = []
+
+    def terminate() -> None:
+        if task is not None and not ending:
+            ending.append(loop.create_task(_terminate(task, states)))
+
+    # SIGTERM (a host closing us, with stdin still open) ends every language server and
+    # then the process: the SDK's stdin reader sits in a thread that cancelling cannot stop.
+    with suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGTERM, terminate)
     try:
         await app.run_stdio_async()
     finally:
         with suppress(NotImplementedError, RuntimeError, ValueError):
             loop.remove_signal_handler(signal.SIGTERM)
+
+
+async def _terminate(task: asyncio.Task[object], states: list[State]) -> None:
+    task.cancel()
+    await asyncio.wait([task], timeout=TERMINATE_WAIT)
+    if task.done():
+        return
+    for state in states:
+        await state.aclose()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+async def _serve_http(app: MCPServer[State], options: Options) -> None:
+    """Streamable HTTP behind the ``Host``/``Origin`` checks (and a token off loopback)."""
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    assert options.http is not None
+    host, port = options.http
+    remote = not is_loopback(host)
+    token = None
+    if remote:
+        token = os.environ.get("ADECORE_LSP_MCP_TOKEN") or secrets.token_urlsafe(32)
+        if not os.environ.get("ADECORE_LSP_MCP_TOKEN"):
+            sys.stderr.write(f"adecore-lsp mcp: bearer token: {token}\n")
+    starlette_app = app.streamable_http_app(
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        host=host,
+    )
+    guarded = HttpGuard(starlette_app, allowed_names(host, remote, options.allowed_hosts), token)
+    shown = f"[{host}]" if ":" in host else host
+    sys.stderr.write(f"adecore-lsp mcp: serving streamable HTTP at http://{shown}:{port}/mcp\n")
+    sys.stderr.flush()
+    config = uvicorn.Config(guarded, host=host, port=port, log_level=options.log_level.lower())
+    # uvicorn owns SIGINT and SIGTERM here: it stops serving, then the lifespan ends.
+    await uvicorn.Server(config).serve()

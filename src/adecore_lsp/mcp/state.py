@@ -57,6 +57,12 @@ class Options:
     """Where every message with the language servers is written (``--trace``)."""
     http: tuple[str, int] | None = None
     log_level: str = "WARNING"
+    trust: bool | None = None
+    """``True`` with ``--trust``; ``None``: as the trust store says (``safety.md``)."""
+    allow_remote: bool = False
+    """``--allow-remote``: a bind that is not loopback, with a bearer token."""
+    allowed_hosts: tuple[str, ...] = ()
+    """``--allowed-host`` names a request's ``Host`` and ``Origin`` may carry too."""
 
     @property
     def bound(self) -> float:
@@ -94,6 +100,8 @@ class State:
                     servers=self.options.servers,
                     timeout=self.options.timeout,
                     trace=self.options.trace,
+                    trust=self.options.trust,
+                    on_untrusted=lambda notice: log.warning("%s", notice),
                 )
                 log.info("workspace root %s (%s)", self._workspace.root, self.root_source)
             return self._workspace

@@ -44,6 +44,9 @@ READ_SIZE = 64 * 1024
 mmap threshold, so every read maps and unmaps fresh memory; 64 KiB reads made sequential
 request/response round trips about 1.7 times faster."""
 
+FIRST_BYTES = 200
+"""How much of the start of a server's stdout is kept, to quote when it is not LSP."""
+
 GRACE_PERIOD = 2.0
 """Seconds :meth:`ServerProcess.aclose` waits at each step before it escalates."""
 
@@ -76,6 +79,8 @@ class _PipeTransport(FramedTransport):
         self._stdin: asyncio.WriteTransport | None = None
         self._stdin_lost = False
         self._stdin_error: BaseException | None = None
+        self.first_bytes = b""
+        """The start of what the server wrote on stdout (up to ``FIRST_BYTES``)."""
 
     def send(self, message: JSONObject) -> None:
         if self._closed:
@@ -129,10 +134,18 @@ class _DirectStdout(asyncio.Protocol):
     pipe still goes to asyncio's own protocol, which the subprocess transport needs to finish.
     """
 
-    def __init__(self, inner: asyncio.Protocol, on_data: Callable[[bytes], None]) -> None:
+    def __init__(self, inner: asyncio.Protocol, pipes: _PipeTransport) -> None:
         self._inner = inner
-        # The transport's own method, not one that calls it: a frame less per chunk.
-        self.data_received = on_data  # type: ignore[method-assign,assignment]
+        on_data = pipes._on_data
+
+        def first(data: bytes) -> None:
+            # The first chunk is kept (what a server that does not speak LSP wrote), then
+            # the transport's own method takes over: not even a frame more per chunk.
+            pipes.first_bytes = data[:FIRST_BYTES]
+            self.data_received = on_data  # type: ignore[method-assign]
+            on_data(data)
+
+        self.data_received = first  # type: ignore[method-assign]
 
     def eof_received(self) -> bool | None:
         return self._inner.eof_received()
@@ -142,7 +155,7 @@ class _DirectStdout(asyncio.Protocol):
 
 
 def _tune_read_pipes(
-    subprocess_transport: asyncio.SubprocessTransport, on_stdout: Callable[[bytes], None]
+    subprocess_transport: asyncio.SubprocessTransport, pipes: _PipeTransport
 ) -> None:
     """Read stdout and stderr in READ_SIZE pieces, and stdout chunks straight to ``on_stdout``.
 
@@ -165,7 +178,7 @@ def _tune_read_pipes(
     if isinstance(stdout, asyncio.ReadTransport):
         inner = stdout.get_protocol()
         if isinstance(inner, asyncio.Protocol) and not isinstance(inner, _DirectStdout):
-            stdout.set_protocol(_DirectStdout(inner, on_stdout))
+            stdout.set_protocol(_DirectStdout(inner, pipes))
 
 
 class _ServerProtocol(asyncio.SubprocessProtocol):
@@ -194,12 +207,14 @@ class _ServerProtocol(asyncio.SubprocessProtocol):
         for fd in (1, 2):
             if subprocess_transport.get_pipe_transport(fd) is not None:
                 self._open_fds.add(fd)
-        _tune_read_pipes(subprocess_transport, self._pipes._on_data)
+        _tune_read_pipes(subprocess_transport, self._pipes)
         stdin = subprocess_transport.get_pipe_transport(0)
         self._pipes._attach(cast("asyncio.WriteTransport | None", stdin))
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         if fd == 1:
+            if not self._pipes.first_bytes:
+                self._pipes.first_bytes = data[:FIRST_BYTES]
             self._pipes._on_data(data)
         else:
             self._stderr.feed(data)
@@ -281,6 +296,8 @@ class ServerProcess:
         self._process_group = process_group
         self._grace_period = grace_period
         self._closing: asyncio.Task[None] | None = None
+        self.group_ended = process_group is None
+        """Whether the server's process group is known to be empty (or it has none)."""
 
     def __repr__(self) -> str:
         state = "running" if self.returncode is None else f"returncode={self.returncode}"
@@ -295,6 +312,17 @@ class ServerProcess:
     def returncode(self) -> int | None:
         """The exit code once the server has exited (negative: killed by that signal)."""
         return self.process.returncode
+
+    @property
+    def stdout_start(self) -> bytes:
+        """The first bytes the server wrote on stdout (up to 200): what to quote when it
+        turns out not to speak LSP."""
+        return getattr(self.transport, "first_bytes", b"")
+
+    @property
+    def process_group(self) -> int | None:
+        """The id of the server's own process group (its pid), or ``None`` without one."""
+        return self._process_group
 
     @property
     def stderr_lines(self) -> tuple[str, ...]:
@@ -345,18 +373,35 @@ class ServerProcess:
         self.transport.close()
         protocol = self._protocol
         # If not even SIGKILL worked in time, go on: asyncio reaps the process when it exits.
-        await self._escalate(protocol.exited, grace, group_only=False)
-        # Anything else still holding stdout or stderr is a child the server left behind.
-        if not await self._escalate(protocol.finished, grace, group_only=True):
-            self._subprocess_transport.close()  # stop waiting for pipes held elsewhere
+        await self._escalate(protocol.exited, grace)
+        # Whatever is left in the server's process group is a child it started (a wrapper's
+        # real server, with pipes of its own or none): it ends with the server.
+        await self.end_group(grace)
+        if not await _wait(protocol.finished, grace):
+            # The pipes are held by a process that left the group (setsid): stop waiting.
+            self._subprocess_transport.close()
             await _wait(protocol.finished, grace)
 
-    async def _escalate(self, done: asyncio.Future[Any], grace: float, *, group_only: bool) -> bool:
+    async def end_group(self, grace: float) -> None:
+        """End every process left in the server's process group: SIGTERM, then SIGKILL
+        after ``grace`` seconds; returns once the group is empty (or after SIGKILL's wait)."""
+        group = self._process_group
+        if group is None or self.group_ended:
+            return
+        for kill in (False, True):
+            if not _group_alive(group):
+                break
+            _signal_group(group, signal.SIGKILL if kill else signal.SIGTERM)
+            deadline = asyncio.get_running_loop().time() + grace
+            # No event tells when another process exits: look again every GROUP_POLL.
+            while _group_alive(group) and asyncio.get_running_loop().time() < deadline:  # noqa: ASYNC110
+                await asyncio.sleep(GROUP_POLL)
+        self.group_ended = not _group_alive(group)
+
+    async def _escalate(self, done: asyncio.Future[Any], grace: float) -> bool:
         """Wait for ``done``; then SIGTERM and wait; then SIGKILL and wait. True if done."""
         if await _wait(done, grace):
             return True
-        if group_only and self._process_group is None:
-            return False
         for kill in (False, True):
             self._signal(kill=kill)
             if await _wait(done, grace):
@@ -373,6 +418,54 @@ class ServerProcess:
                 self.process.terminate()
         except (ProcessLookupError, PermissionError):
             pass  # already gone
+
+
+GROUP_POLL = 0.02
+"""Seconds between looks at whether a process group has emptied."""
+
+
+def _group_alive(group: int) -> bool:
+    """Whether any process that has not exited is left in process group ``group`` (an exited
+    one waiting to be reaped by init, a zombie, no longer runs)."""
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process took the id: not ours to signal, but alive
+    return _runs_in_group(group)
+
+
+def _runs_in_group(group: int) -> bool:
+    """Whether a process of ``group`` runs, by ``/proc`` (Linux); ``True`` where it cannot
+    tell, so that the caller signals and waits as if it did."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                fields = file.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(group).encode() and fields[0] != b"Z":
+            return True
+    return False
+
+
+def _signal_group(group: int, number: int) -> None:
+    try:
+        os.killpg(group, number)
+    except (ProcessLookupError, PermissionError):
+        pass  # gone meanwhile
+
+
+def kill_group_now(group: int) -> None:
+    """SIGKILL process group ``group`` at once (the last resort at the program's exit)."""
+    _signal_group(group, signal.SIGKILL)
 
 
 async def _wait(future: asyncio.Future[Any], timeout: float) -> bool:

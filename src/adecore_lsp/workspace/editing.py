@@ -1,9 +1,12 @@
 """Edits as plans: rename, format and fix-all previewed as diffs, then applied atomically.
 
-Building a plan writes nothing. ``apply`` refuses a plan whose files changed on disk since
-it was made (nothing written), writes every file atomically or none, then waits for the
-final diagnostics and returns what the edit introduced and resolved. A plan that changes
-nothing is an ``EmptyEditError``: a rename the server answered with no edits is not success.
+Building a plan writes nothing. ``apply`` hands the plan to the one write path
+(:mod:`adecore_lsp.write_path`): every path kept inside the root, every file compared with
+the text the plan was made from right before anything is replaced (a foreign change is an
+``EditConflictError``, nothing written), all files or none, also across a crash. Then it
+waits for the final diagnostics and returns what the edit introduced and resolved. A plan
+that changes nothing is an ``EmptyEditError``: a rename the server answered with no edits
+is not success.
 """
 
 from __future__ import annotations
@@ -13,13 +16,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EditConflictError, EmptyEditError, ErrorCodes, LspError
-from ..features.apply import _replace_contents
+from ..errors import EmptyEditError, ErrorCodes, LspError
 from ..paths import uri_to_path
 from ..protocol.workspace.edit_plans import PlannedEdit, plan_edit, touched_uris
 from ..session import LspSession
+from ..write_path import WriteSet
 from . import checking
-from .files import DiskState, read_text
+from .files import read_text
 from .model import AppliedPlan, EditPlan, FileEdit, FileOperation
 from .navigation import prepare_whole, target_offset
 
@@ -42,11 +45,14 @@ def _texts(ws: Workspace, edit: Any) -> tuple[dict[str, str | None], list[str]]:
     """The current text of every URI ``edit`` touches (the open file's, else the disk's)."""
     texts: dict[str, str | None] = {}
     folders: list[str] = []
+    # A plan that would write outside the root is refused now, not only when applied.
+    bounds = WriteSet(ws.root, name=ws.paths.relative)
     for uri in touched_uris(edit):
         try:
             path = uri_to_path(uri)
         except ValueError:
             raise ValueError(f"the edit names {uri}, which is not a file") from None
+        bounds.locate(path)
         known = ws._open.get(ws.paths.uri(path))
         if known is not None:
             texts[uri] = known.text
@@ -61,20 +67,18 @@ def _texts(ws: Workspace, edit: Any) -> tuple[dict[str, str | None], list[str]]:
 
 def make_plan(ws: Workspace, edits: Sequence[tuple[Any, str]]) -> EditPlan:
     """One plan of several ``(WorkspaceEdit, position encoding)``, each against the current
-    texts; a file's snapshot is its disk state now."""
+    texts, which the plan's snapshot keeps: the files must still hold them when it is
+    applied."""
     files: dict[str, FileEdit] = {}
     operations: list[FileOperation] = []
     diffs: list[str] = []
-    snapshot: dict[str, tuple[int, int] | None] = {}
+    snapshot: dict[str, str | None] = {}
     changes: list[Any] = []
     for edit, encoding in edits:
         texts, folders = _texts(ws, edit)
         planned: PlannedEdit = plan_edit(edit, texts, encoding, ws.paths.display, folders=folders)
-        for uri in [*texts, *folders]:
-            state = DiskState.of(uri_to_path(uri))
-            snapshot[ws.paths.display(uri)] = (
-                None if state is None else (state.size, state.mtime_ns)
-            )
+        for uri, text in texts.items():
+            snapshot.setdefault(ws.paths.display(uri), text)
         for path, planned_file in planned.files.items():
             files[path] = FileEdit(
                 planned_file.old_text, planned_file.new_text, planned_file.diff, planned_file.edits
@@ -98,10 +102,11 @@ async def rename(ws: Workspace, target: Target, new_name: str) -> EditPlan:
         raise ValueError(f"a new name must be a non-empty string, not {new_name!r}")
     await prepare_whole(ws)
     path, offset, _symbol = await target_offset(ws, target)
-    _handle, session, edit = await ws.first_answer(
-        path, "textDocument/rename", lambda s, uri: s.rename(uri, offset, new_name)
-    )
-    plan = make_plan(ws, [(edit, _encoding(session))])
+    with ws.collecting(ws.handles_for(path)) as sent:
+        _handle, session, edit = await ws.first_answer(
+            path, "textDocument/rename", lambda s, uri: s.rename(uri, offset, new_name)
+        )
+    plan = make_plan(ws, [(edit, _encoding(session)), *sent])
     if not plan.files and not plan.file_ops:
         raise EmptyEditError(
             str(target),
@@ -113,65 +118,75 @@ async def rename(ws: Workspace, target: Target, new_name: str) -> EditPlan:
 async def format_files(ws: Workspace, paths: Paths) -> EditPlan:
     edits: list[tuple[Any, str]] = []
     for path in _paths(ws, paths):
-        _handle, session, text_edits = await ws.first_answer(
-            path, "textDocument/formatting", lambda s, uri: s.formatting(uri)
-        )
+        with ws.collecting(ws.handles_for(path)) as sent:
+            _handle, session, text_edits = await ws.first_answer(
+                path, "textDocument/formatting", lambda s, uri: s.formatting(uri)
+            )
         uri = ws.paths.uri(path)
         document = {"textDocument": {"uri": uri, "version": None}, "edits": list(text_edits)}
         edits.append(({"documentChanges": [document]}, _encoding(session)))
+        edits.extend(sent)
     return make_plan(ws, edits)
 
 
 async def fix(ws: Workspace, paths: Paths, only: str) -> EditPlan:
     edits: list[tuple[Any, str]] = []
     for path in _paths(ws, paths):
-        handle, session, actions = await ws.first_answer(
-            path,
-            "textDocument/codeAction",
-            lambda s, uri: s.code_actions(
-                uri, (0, len(s.documents[uri].text)), only=[only], diagnostics=[]
-            ),
-        )
-        for action in actions:
-            kind = action.get("kind") or ""
-            if kind != only and not kind.startswith(only + "."):
-                continue
-            if "edit" not in action and session.supports("codeAction/resolve", ws.paths.uri(path)):
-                try:
-                    action = await session.resolve_code_action(action)
-                except LspError as error:
-                    raise await handle.translate(error) from error
-            if "edit" in action:
-                edits.append((action["edit"], _encoding(session)))
-                break
+        with ws.collecting(ws.handles_for(path)) as sent:
+            edits.extend(await _fix_one(ws, path, only))
+        edits.extend(sent)
     if not edits:
         return EditPlan({}, [], "", raw={"documentChanges": []})
     return make_plan(ws, edits)
 
 
-async def apply(ws: Workspace, plan: EditPlan) -> AppliedPlan:
+async def _fix_one(ws: Workspace, path: Path, only: str) -> list[tuple[Any, str]]:
+    """The edit of the first fix-all action of ``only`` for one file: its own edit (resolved
+    where it comes without), or the ``workspace/applyEdit`` its command makes the server
+    send (which :meth:`Workspace.collecting` takes)."""
+    handle, session, actions = await ws.first_answer(
+        path,
+        "textDocument/codeAction",
+        lambda s, uri: s.code_actions(
+            uri, (0, len(s.documents[uri].text)), only=[only], diagnostics=[]
+        ),
+    )
+    for action in actions:
+        kind = action.get("kind") or ""
+        if kind != only and not kind.startswith(only + "."):
+            continue
+        try:
+            if "edit" not in action and session.supports("codeAction/resolve", ws.paths.uri(path)):
+                action = await session.resolve_code_action(action)
+            if "edit" in action:
+                return [(action["edit"], _encoding(session))]
+            command = action.get("command")
+            if isinstance(command, dict) and isinstance(command.get("command"), str):
+                await session.execute_command(command["command"], command.get("arguments"))
+                return []
+        except LspError as error:
+            raise await handle.translate(error) from error
+    return []
+
+
+async def apply(ws: Workspace, plan: EditPlan, *, allow_outside: bool = False) -> AppliedPlan:
     if not plan.files and not plan.file_ops:
         raise EmptyEditError("the plan", "the plan changes nothing: there is nothing to apply")
-    changed = [
-        shown for shown, state in plan.snapshot.items() if _state(ws.paths.absolute(shown)) != state
-    ]
-    if changed:
-        raise EditConflictError(changed)
+    unsaved = [shown for shown in plan.snapshot if _unsaved(ws, shown)]
+    if unsaved:
+        raise LspError(
+            ErrorCodes.RequestFailed,
+            "nothing was written: the workspace holds unsaved text of "
+            f"{', '.join(unsaved)} (given with update()); save or close it, then plan again",
+        )
+    writes = write_set(ws, plan, allow_outside=allow_outside)
     checked = [
         p for p in plan.files if ws.paths.absolute(p).is_file() and ws.takes(ws.paths.absolute(p))
     ]
     before = await checking.diagnostics(ws, checked, ws.timeout) if checked else None
     old_texts = {path: edit.old_text for path, edit in plan.files.items()}
-    if plan.file_ops:
-        await _apply_with_operations(ws, plan)
-    else:
-        _write_all(ws, plan)
-        for shown, edit in plan.files.items():
-            full = ws.paths.absolute(shown)
-            uri = ws.paths.uri(full)
-            if uri in ws._open or ws.takes(full):
-                await ws.adopt(full, edit.new_text)
-    await ws.sync_disk()
+    writes.commit()
+    await _after_write(ws, plan)
     after_paths = [
         p for p in plan.files if ws.paths.absolute(p).is_file() and ws.takes(ws.paths.absolute(p))
     ]
@@ -181,53 +196,67 @@ async def apply(ws: Workspace, plan: EditPlan) -> AppliedPlan:
     return AppliedPlan(plan.changed_files, delta)
 
 
-def _state(path: Path) -> tuple[int, int] | None:
-    state = DiskState.of(path)
-    return None if state is None else (state.size, state.mtime_ns)
+def _unsaved(ws: Workspace, shown: str) -> bool:
+    known = ws._open.get(ws.paths.uri(ws.paths.absolute(shown)))
+    return known is not None and known.unsaved
 
 
-def _write_all(ws: Workspace, plan: EditPlan) -> None:
-    """Write every file of ``plan`` atomically; a failure restores those already written."""
-    done: list[tuple[Path, bytes | None]] = []
-    try:
-        for shown, edit in plan.files.items():
-            full = ws.paths.absolute(shown)
-            try:
-                old: bytes | None = full.read_bytes()
-            except FileNotFoundError:
-                old = None
-            _replace_contents(full, edit.new_text.encode("utf-8"))
-            done.append((full, old))
-    except OSError as error:
-        problems = []
-        for full, old in reversed(done):
-            try:
-                if old is None:
-                    full.unlink()
-                else:
-                    _replace_contents(full, old)
-            except OSError as undo:
-                problems.append(f"{full}: {undo.strerror}")
-        restored = "; restoring failed too: " + "; ".join(problems) if problems else ""
-        raise LspError(
-            ErrorCodes.RequestFailed,
-            f"nothing was applied: writing {error.filename} failed ({error.strerror}){restored}",
-        ) from error
+def write_set(ws: Workspace, plan: EditPlan, *, allow_outside: bool = False) -> WriteSet:
+    """The plan as one set of the write path: its file operations in order, then each file's
+    new text, every file expected to hold what the plan was made from.
+
+    Raises:
+        EditOutsideRootError: the plan names a path outside the root (unless
+            ``allow_outside``).
+    """
+    writes = WriteSet(ws.root, name=ws.paths.relative, allow_outside=allow_outside)
+    for shown, text in plan.snapshot.items():
+        writes.expect(ws.paths.absolute(shown), None if text is None else text.encode("utf-8"))
+    for op in plan.file_ops:
+        path = ws.paths.absolute(op.path)
+        if op.kind == "create":
+            for parent in _missing_folders(path.parent):
+                writes.make_folder(parent)
+            writes.write(path, b"")
+        elif op.kind == "rename":
+            assert op.new_path is not None
+            new = ws.paths.absolute(op.new_path)
+            for parent in _missing_folders(new.parent):
+                writes.make_folder(parent)
+            writes.rename(path, new, overwrite=bool(op.options.get("overwrite")))
+        else:
+            writes.delete(path, recursive=bool(op.options.get("recursive")))
+    for shown, edit in plan.files.items():
+        writes.write(ws.paths.absolute(shown), edit.new_text.encode("utf-8"))
+    return writes
 
 
-async def _apply_with_operations(ws: Workspace, plan: EditPlan) -> None:
-    """A plan that creates, renames or deletes files: applied by the session of its first
-    file, whose ``apply_edit`` runs the operations in order, all or nothing."""
-    first = next(iter(plan.changed_files))
-    full = ws.paths.absolute(first)
-    probe = full if full.exists() else ws.root
-    handles = ws.handles_for(probe) if probe.is_file() else ws.started()
-    if not handles:
-        raise LspError(ErrorCodes.RequestFailed, f"no server can apply an edit of {first}")
-    session = await handles[0].session()
-    result = await session.apply_edit(plan.raw)
-    if not result.get("applied"):
-        raise LspError(
-            ErrorCodes.RequestFailed,
-            f"nothing was applied: {result.get('failureReason', 'the edit was refused')}",
-        )
+def _missing_folders(folder: Path) -> list[Path]:
+    """The folders from the outermost missing one down to ``folder``."""
+    missing: list[Path] = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    return missing[::-1]
+
+
+async def _after_write(ws: Workspace, plan: EditPlan) -> None:
+    """Tell the servers what the plan changed: files renamed or deleted are closed, each new
+    text is sent, and every watcher hears of what was created, changed and deleted."""
+    events: list[tuple[Path, int]] = []
+    for op in plan.file_ops:
+        path = ws.paths.absolute(op.path)
+        if op.kind == "create":
+            events.append((path, 1))
+        else:
+            await ws.close(path)
+            events.append((path, 3))
+            if op.kind == "rename" and op.new_path is not None:
+                events.append((ws.paths.absolute(op.new_path), 1))
+    for shown, edit in plan.files.items():
+        full = ws.paths.absolute(shown)
+        events.append((full, 2))
+        if ws.paths.uri(full) in ws._open or ws.takes(full):
+            await ws.adopt(full, edit.new_text)
+    ws.announce(events)
+    await ws.sync_disk()

@@ -215,10 +215,9 @@ class EditPlan:
     file_ops: list[FileOperation]
     diff: str
     raw: Any = field(default=None, compare=False, repr=False)
-    # What each file was on disk when the plan was made: (size, mtime_ns), None if absent.
-    snapshot: dict[str, tuple[int, int] | None] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    # The text of each file the plan was made from (None: it did not exist), which the
+    # files must still hold when the plan is applied.
+    snapshot: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def changed_files(self) -> list[str]:

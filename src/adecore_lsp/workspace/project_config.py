@@ -54,17 +54,43 @@ def read_project_config(root: str | os.PathLike[str]) -> ProjectConfig | None:
     """
     explicit = Path(root) / PROJECT_FILE
     if explicit.is_file():
-        return _check(explicit, "", _load(explicit))
+        return _check(explicit, "", load_toml(explicit))
     pyproject = Path(root) / PYPROJECT_FILE
     if not pyproject.is_file():
         return None
-    tool = _load(pyproject).get("tool")
+    tool = load_toml(pyproject).get("tool")
     table = tool.get("adecore-lsp") if isinstance(tool, dict) else None
     if table is None:
         return None
     if not isinstance(table, dict):
         raise ValueError(f"{pyproject}: tool.adecore-lsp must be a table, not {table!r}")
     return _check(pyproject, "tool.adecore-lsp", table)
+
+
+def restrict_untrusted(config: ProjectConfig, known: set[str]) -> tuple[ProjectConfig, list[str]]:
+    """What an untrusted root's configuration may say, and what it said beyond that.
+
+    Only ``servers`` (ids the registry knows) and the ``settings`` of registry servers are
+    kept: a ``command``, ``env``, ``initialization_options`` or any other field could start
+    a program or change how one starts. The second value names each ignored field by its
+    TOML key, each ignored server by id, and each id dropped from ``servers``.
+    """
+    ignored: list[str] = []
+    tables: dict[str, dict[str, Any]] = {}
+    for server_id, table in config.server_tables.items():
+        where = f"[{config.key(f'server.{server_id}')}]"
+        if server_id not in known:
+            ignored.append(f"the server {server_id} ({where})")
+            continue
+        ignored.extend(f"{where} {name}" for name in table if name != "settings")
+        if "settings" in table:
+            tables[server_id] = {"settings": table["settings"]}
+    servers = config.servers
+    if servers is not None:
+        dropped = [server for server in servers if server not in known]
+        ignored.extend(f"{server} in {config.key('servers')}" for server in dropped)
+        servers = [server for server in servers if server in known]
+    return ProjectConfig(config.path, config.prefix, servers, tables), ignored
 
 
 def deep_merge(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
@@ -79,7 +105,7 @@ def deep_merge(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _load(path: Path) -> dict[str, Any]:
+def load_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as file:
             data: dict[str, Any] = tomllib.load(file)

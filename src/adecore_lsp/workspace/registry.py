@@ -13,6 +13,7 @@ import os
 import platform
 import shutil
 import sys
+import sysconfig
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
@@ -23,7 +24,7 @@ from typing import Any, NoReturn
 import orjson
 
 from ..errors import ServerNotFoundError
-from .project_config import deep_merge, read_project_config
+from .project_config import ProjectConfig, deep_merge, read_project_config, restrict_untrusted
 
 __all__ = ["Registry", "ServerSpec"]
 
@@ -197,6 +198,60 @@ def _node_platform() -> dict[str, str]:
     }
 
 
+def _check_fields(config: ProjectConfig) -> None:
+    """Every field of every server table is one a ``ServerSpec`` has.
+
+    Raises:
+        ValueError: an unknown field, naming the file, the table and the field.
+    """
+    for server_id, table in config.server_tables.items():
+        unknown = sorted(set(table) - (SPEC_FIELDS - {"id"}))
+        if unknown:
+            where = f"{config.path}: [{config.key(f'server.{server_id}')}]"
+            hint = unknown[0].replace("-", "_")
+            did_you_mean = f" (did you mean {hint!r}?)" if hint in SPEC_FIELDS else ""
+            raise ValueError(
+                f"{where}: unknown field {unknown[0]!r}{did_you_mean}; "
+                f"known fields: {', '.join(sorted(SPEC_FIELDS - {'id'}))}"
+            )
+
+
+def _inside(path: str | os.PathLike[str], root: Path) -> bool:
+    """Whether ``path``, as given or with its links resolved, lies in ``root``."""
+    for candidate, base in (
+        (os.path.abspath(path), os.path.abspath(root)),
+        (os.path.realpath(path), os.path.realpath(root)),
+    ):
+        if candidate == base or candidate.startswith(base.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def _on_path(program: str, outside: Path | None) -> str | None:
+    """``program`` on ``PATH``; with ``outside``, never one inside that folder (an entry
+    there is skipped, and so is a program that leads into it)."""
+    path = os.environ.get("PATH", os.defpath)
+    if outside is None:
+        found = shutil.which(program, path=path)
+        return os.path.abspath(found) if found is not None else None
+    for entry in path.split(os.pathsep):
+        if not entry or _inside(entry, outside):
+            continue
+        found = shutil.which(program, path=entry)
+        if found is not None and not _inside(found, outside):
+            return os.path.abspath(found)
+    return None
+
+
+def _in_scripts_folder(program: str) -> str | None:
+    """``program`` in the scripts folder of the Python environment this code runs in."""
+    scripts = sysconfig.get_path("scripts")
+    if not scripts:
+        return None
+    found = shutil.which(program, path=scripts)
+    return os.path.abspath(found) if found is not None else None
+
+
 def _executable(path: Path) -> str | None:
     """``path`` made absolute if it is an executable file (on Windows, with PATHEXT tried)."""
     found = shutil.which(str(path))
@@ -278,7 +333,11 @@ class Registry:
         return spec
 
     def for_path(
-        self, path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None
+        self,
+        path: str | os.PathLike[str],
+        root: str | os.PathLike[str] | None = None,
+        *,
+        trusted: bool | None = None,
     ) -> list[ServerSpec]:
         """The servers that take this file: installed ones first, each group in preference order.
 
@@ -289,21 +348,58 @@ class Registry:
         missing: list[ServerSpec] = []
         for spec in self._specs:
             if spec.language_id(path) is not None:
-                (missing if self.which(spec, root) is None else installed).append(spec)
+                found = self.which(spec, root, trusted=trusted)
+                (missing if found is None else installed).append(spec)
         return installed + missing
 
     def which(
-        self, spec: ServerSpec | str, root: str | os.PathLike[str] | None = None
+        self,
+        spec: ServerSpec | str,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        trusted: bool | None = None,
     ) -> str | None:
         """The absolute path of the executable that starts ``spec``, or ``None``.
 
-        An absolute ``command[0]`` is used as it is. Otherwise, in this order: the spec's
-        ``executables`` under ``root``; a ``command[0]`` with a ``/`` in it, relative to
-        ``root`` (or the working directory); ``root/.venv/bin`` (``.venv\\Scripts`` on
-        Windows); ``root/node_modules/.bin``; then ``PATH``. Run it in place of
-        ``command[0]``. Nothing is cached: a server installed meanwhile is found on the next
-        call, at the cost of a few ``stat`` calls. ``spec`` may be given by id.
+        For a trusted ``root`` (``trusted``; ``None``: as the trust store and
+        ``ADECORE_LSP_TRUST`` say, see ``safety.md``), in this order: an absolute
+        ``command[0]``; the spec's ``executables`` under ``root``; a ``command[0]`` with a
+        ``/`` in it, relative to ``root`` (or the working directory); ``root/.venv/bin``
+        (``.venv\\Scripts`` on Windows); ``root/node_modules/.bin``; ``PATH``; then the
+        scripts folder of the running Python's environment (where ``pip install
+        "adecore-lsp[python]"`` put ruff). For an untrusted root nothing inside it is ever
+        the answer: only ``PATH`` (its entries inside the root skipped) and the scripts
+        folder, wherever it lies. Run it in place of ``command[0]``. Nothing is cached: a
+        server installed meanwhile is found on the next call. ``spec`` may be given by id.
         """
+        spec = self._spec(spec)
+        base = Path(root) if root is not None else None
+        if base is not None and trusted is None:
+            from .trust import is_trusted
+
+            trusted = is_trusted(base)
+        if base is None or trusted is not False:
+            found = self.local_executable(spec, base)
+            if found is not None:
+                return found
+            program = spec.command[0]
+            if os.path.isabs(program) or "/" in program or os.sep in program:
+                return None
+            return _on_path(program, None) or _in_scripts_folder(program)
+        program = spec.command[0]
+        if os.path.isabs(program):
+            found = _executable(Path(program))
+            return None if found is None or _inside(found, base) else found
+        if "/" in program or os.sep in program:
+            return None  # relative to the root: inside it
+        return _on_path(program, base) or _in_scripts_folder(program)
+
+    def local_executable(
+        self, spec: ServerSpec | str, root: str | os.PathLike[str] | None
+    ) -> str | None:
+        """What :meth:`which` finds for a trusted ``root`` before ``PATH``: an absolute
+        ``command[0]``, the spec's ``executables``, a relative ``command[0]``, the root's
+        ``.venv/bin`` and ``node_modules/.bin``; ``None`` when none of them is there."""
         spec = self._spec(spec)
         program = spec.command[0]
         if os.path.isabs(program):
@@ -322,10 +418,28 @@ class Registry:
                 found = shutil.which(program, path=str(folder))
                 if found is not None:
                     return os.path.abspath(found)
-        found = shutil.which(program)
-        return os.path.abspath(found) if found is not None else None
+        return None
 
-    def require(self, spec: ServerSpec | str, root: str | os.PathLike[str] | None = None) -> str:
+    def inside_root(self, spec: ServerSpec | str, root: str | os.PathLike[str]) -> str | None:
+        """The executable inside ``root`` that a trusted root would start for ``spec``, as a
+        path relative to the root (``.venv/bin/ruff``), or ``None``: what an untrusted root
+        ignores."""
+        spec = self._spec(spec)
+        found = self.local_executable(spec, root)
+        program = spec.command[0]
+        if found is None and not (os.path.isabs(program) or "/" in program or os.sep in program):
+            found = _on_path(program, None)
+        if found is None or not _inside(found, Path(root)):
+            return None
+        return os.path.relpath(found, os.path.abspath(root))
+
+    def require(
+        self,
+        spec: ServerSpec | str,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        trusted: bool | None = None,
+    ) -> str:
         """The executable of ``spec`` (see :meth:`which`); no process is started.
 
         Raises:
@@ -334,10 +448,20 @@ class Registry:
             ValueError: ``spec`` is an id that no server has.
         """
         spec = self._spec(spec)
-        found = self.which(spec, root)
+        found = self.which(spec, root, trusted=trusted)
         if found is not None:
             return found
         program = spec.command[0]
+        if root is not None and trusted is not True:
+            inside = self.inside_root(spec, root)
+            if inside is not None:
+                from .trust import ADVICE
+
+                raise ServerNotFoundError(
+                    spec.id,
+                    spec.install,
+                    detail=f"only {inside} has it, inside a root that is not trusted; {ADVICE}",
+                )
         if os.path.isabs(program) or "/" in program or os.sep in program:
             detail = f"{program} is not an executable file"
         elif root is None:
@@ -347,7 +471,9 @@ class Registry:
             detail = f"no {program} in {places} or on PATH"
         raise ServerNotFoundError(spec.id, spec.install, detail=detail)
 
-    def for_project(self, root: str | os.PathLike[str]) -> tuple[Registry, list[str] | None]:
+    def for_project(
+        self, root: str | os.PathLike[str], *, trusted: bool = True
+    ) -> tuple[Registry, list[str] | None]:
         """This registry with a project's configuration applied, and its ``servers`` list.
 
         Read from ``root/adecore-lsp.toml`` (top level) if it exists, else from
@@ -363,21 +489,34 @@ class Registry:
             ValueError: the TOML does not parse, a field is unknown or of the wrong type, or
                 ``servers`` names an unknown server; the message names the file and the field.
         """
+        registry, servers, _ignored = self.project(root, trusted=trusted)
+        return registry, servers
+
+    def project(
+        self, root: str | os.PathLike[str], *, trusted: bool
+    ) -> tuple[Registry, list[str] | None, list[str]]:
+        """:meth:`for_project`, for a root that is trusted or not, with what was ignored.
+
+        In an untrusted root only ``servers`` (registry ids) and the ``settings`` of
+        registry servers apply; the third value names what else the configuration said
+        (each field by its TOML key, each server by id), empty for a trusted root.
+        """
         config = read_project_config(root)
         if config is None:
-            return self, None
+            return self, None, []
+        _check_fields(config)
+        registry, servers = self._apply(config)  # a broken file is an error either way
+        if trusted:
+            return registry, servers, []
+        config, ignored = restrict_untrusted(config, set(self._by_id))
+        registry, servers = self._apply(config)
+        return registry, servers, ignored
+
+    def _apply(self, config: ProjectConfig) -> tuple[Registry, list[str] | None]:
         specs = list(self._specs)
         added: list[ServerSpec] = []
         for server_id, table in config.server_tables.items():
             where = f"{config.path}: [{config.key(f'server.{server_id}')}]"
-            unknown = sorted(set(table) - (SPEC_FIELDS - {"id"}))
-            if unknown:
-                hint = unknown[0].replace("-", "_")
-                did_you_mean = f" (did you mean {hint!r}?)" if hint in SPEC_FIELDS else ""
-                raise ValueError(
-                    f"{where}: unknown field {unknown[0]!r}{did_you_mean}; "
-                    f"known fields: {', '.join(sorted(SPEC_FIELDS - {'id'}))}"
-                )
             try:
                 if server_id in self._by_id:
                     base = self._by_id[server_id]

@@ -20,14 +20,22 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..errors import ErrorCodes, LspError, ServerCrashedError, ServerNotFoundError
+from ..errors import (
+    ErrorCodes,
+    FramingError,
+    LspError,
+    ServerCrashedError,
+    ServerNotFoundError,
+)
 from ..options import SessionState
 from ..paths import path_to_uri, uri_to_path
+from ..plain_text import escape_controls
 from ..protocol.workspace.finality import DiagnosticsFinality, Mode
 from ..protocol.workspace.readiness import ReadinessTracker
 from ..session import LspSession
 from ..transports.base import LspTransport
-from ..transports.process import ServerProcess, spawn_server
+from ..transports.process import ServerProcess, kill_group_now, spawn_server
+from ..types import JSONObject
 from .model import ServerStatus
 from .registry import ServerSpec
 from .tracing import Trace, TracingTransport
@@ -44,12 +52,23 @@ STDERR_QUOTED = 12
 CRASH_EXIT_WAIT = 1.0
 """How long a failed call waits for a dying server's exit, to quote its last stderr lines."""
 
+REFUSED_EDIT = (
+    "adecore-lsp takes a server's edit only while it makes the rename, format or fix "
+    "it was asked for; nothing was written"
+)
+"""The answer to a ``workspace/applyEdit`` that comes at any other time."""
+
 PULL_REGISTRATION_WAIT = 1.0
 """How long a start waits for a pulling server to register ``textDocument/diagnostic``."""
 
 
+STOP_GRACE = 0.5
+"""Seconds a stopping server (and then its process group) gets at each step before the
+next signal: after ``exit``, after SIGTERM, after SIGKILL. The whole group ends within the
+shutdown timeout and two seconds."""
+
 _LIVE: weakref.WeakSet[ServerProcess] = weakref.WeakSet()
-"""Every server process a workspace started and has not ended yet."""
+"""Every server process a workspace started whose process group may not have ended yet."""
 
 
 @atexit.register
@@ -57,11 +76,9 @@ def _end_leftovers() -> None:
     """At exit, kill what an interrupted program had no time to shut down: no server (or a
     child it started, in its process group) outlives the program."""
     for process in list(_LIVE):
-        if process.returncode is None and hasattr(os, "killpg"):
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        group = process.process_group
+        if group is not None and not process.group_ended:
+            kill_group_now(group)
 
 
 class ServerConnection(Protocol):
@@ -131,6 +148,7 @@ class ServerHandle:
         changed: Signal,
         progress: list[Callable[[str, Any], object]] | None = None,
         connect: Connect | None = None,
+        on_apply_edit: Callable[[ServerHandle, Any], JSONObject] | None = None,
     ) -> None:
         self.spec = spec
         self.root = root
@@ -141,6 +159,7 @@ class ServerHandle:
         self.changed = changed
         self.progress_listeners = progress if progress is not None else []
         self.connect = connect
+        self.on_apply_edit = on_apply_edit
         self.state: str = "stopped"
         self.restarts = 0
         self.process: ServerConnection | None = None
@@ -236,7 +255,10 @@ class ServerHandle:
                     "textDocument/diagnostic", timeout=PULL_REGISTRATION_WAIT
                 )
         except BaseException as error:
+            why = await self._why_it_failed(process) if isinstance(error, LspError) else None
             await self._discard(session, process)
+            if why is not None:
+                raise self._failure(why) from error
             if isinstance(error, asyncio.TimeoutError):
                 failure = self._failure(
                     f"the language server {spec.id} did not finish its handshake within "
@@ -258,19 +280,41 @@ class ServerHandle:
         self.changed.fire()
         return session
 
+    async def _why_it_failed(self, process: ServerConnection) -> str | None:
+        """Why a handshake failed, when the server is to blame: it wrote something other
+        than LSP on stdout (quoted), or it exited (with its status, or the signal)."""
+        reason = getattr(process.transport, "close_reason", None)
+        start = getattr(process, "stdout_start", b"")
+        if isinstance(reason, FramingError) or (start and not start.startswith(b"Content-")):
+            quoted = escape_controls(start.decode("utf-8", "backslashreplace"))
+            return (
+                f"the language server {self.spec.id} wrote something other than LSP on its "
+                f'stdout: "{quoted}"'
+            )
+        try:
+            code = await asyncio.wait_for(asyncio.shield(process.wait()), CRASH_EXIT_WAIT)
+        except asyncio.TimeoutError:
+            return None
+        self._last_stderr = "\n".join(process.stderr_lines[-STDERR_QUOTED:])
+        return f"the language server {self.spec.id} exited before its handshake ({_status(code)})"
+
     def _session_options(self) -> dict[str, Any]:
         spec = self.spec
         options: dict[str, Any] = {
             "root_uri": path_to_uri(self.root),
             "configuration": spec.settings,
             "initialization_options": spec.initialization_options,
-            "apply_edits": True,
+            # A server's workspace/applyEdit joins the plan being made (rename, format,
+            # fix) and is refused at any other time: the workspace decides, never the session.
+            "on_apply_edit": self._apply_edit,
             # Pulls are declared but made by the workspace alone, when it waits for final
             # diagnostics: the session's own pulls after each open would double the work.
             "pull_diagnostics": False,
             "timeout": self.timeout,
         }
-        capabilities: dict[str, Any] = {}
+        capabilities: dict[str, Any] = {
+            "workspace": {"workspaceEdit": {"failureHandling": "transactional"}}
+        }
         if spec.pull_diagnostics:
             capabilities["textDocument"] = {
                 "diagnostic": {"dynamicRegistration": True, "relatedDocumentSupport": True}
@@ -287,6 +331,11 @@ class ServerHandle:
             settings = spec.settings
             options["on_configuration"] = lambda item: _section(settings, item)
         return options
+
+    def _apply_edit(self, params: Any) -> JSONObject:
+        if self.on_apply_edit is None:
+            return {"applied": False, "failureReason": REFUSED_EDIT}
+        return self.on_apply_edit(self, params)
 
     def _listen(self, session: LspSession) -> None:
         now = time.monotonic
@@ -340,6 +389,9 @@ class ServerHandle:
     async def _watch(self, process: ServerConnection) -> None:
         await process.wait()
         self._crashed(process)
+        if not self._stopping:
+            # What the dead server started ends with it (its process group), and it is reaped.
+            await process.aclose(grace_period=STOP_GRACE)
 
     def _crashed(self, process: ServerConnection) -> None:
         """Count the crash of ``process`` once (the watcher and a failed call both tell)."""
@@ -372,7 +424,7 @@ class ServerHandle:
         self._stopping = True
         self._last_stderr = "\n".join(process.stderr_lines[-STDERR_QUOTED:])
         process.transport.close()
-        await process.aclose(grace_period=0.5)
+        await process.aclose(grace_period=STOP_GRACE)
         self.state = "stopped"
         self.process = None
         self.live = None
@@ -392,7 +444,7 @@ class ServerHandle:
             except LspError:
                 pass
         if process is not None:
-            await process.aclose()
+            await process.aclose(grace_period=STOP_GRACE)
         if self._watcher is not None:
             self._watcher.cancel()
         if self.state != "crashed":
@@ -431,7 +483,7 @@ class ServerHandle:
             pid=pid,
             state=self.state,  # type: ignore[arg-type]
             restarts=self.restarts,
-            rss_bytes=_rss(pid) if pid is not None and self.state == "running" else None,
+            rss_bytes=tree_rss(pid) if pid is not None and self.state == "running" else None,
             uptime=uptime,
             root=str(self.root),
         )
@@ -469,6 +521,16 @@ class ServerHandle:
         return self._last_stderr
 
 
+def _status(code: int) -> str:
+    """An exit status in words: ``exit status 1``, or ``killed by SIGKILL``."""
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
 def _section(settings: Mapping[str, Any], item: Mapping[str, Any]) -> Any:
     """A configuration answer that is ``{}`` rather than ``null`` for a missing section."""
     section = item.get("section")
@@ -480,6 +542,47 @@ def _section(settings: Mapping[str, Any], item: Mapping[str, Any]) -> Any:
             return {}
         value = value[part]
     return value
+
+
+def tree_rss(pid: int) -> int | None:
+    """The resident memory in bytes of process ``pid`` and every process descended from it
+    (by parent pid: a wrapper's real server counts), where the system tells (Linux)."""
+    own = _rss(pid)
+    if own is None:
+        return None
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return own
+    for entry in entries:
+        if entry.isdigit():
+            parent = _parent(int(entry))
+            if parent is not None:
+                children.setdefault(parent, []).append(int(entry))
+    total, seen, waiting = own, {pid}, list(children.get(pid, ()))
+    while waiting:
+        child = waiting.pop()
+        if child in seen:
+            continue
+        seen.add(child)
+        total += _rss(child) or 0
+        waiting.extend(children.get(child, ()))
+    return total
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            stat = file.read()
+    except OSError:
+        return None
+    # The command name, in parentheses, may hold spaces and parentheses: split after it.
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    try:
+        return int(fields[1])
+    except (IndexError, ValueError):
+        return None
 
 
 def _rss(pid: int) -> int | None:

@@ -11,17 +11,20 @@ used, so that a command line that only checks files does not pay for them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import os
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
-from ..errors import ErrorCodes, LspError, ServerNotFoundError
-from ..features.apply import _replace_contents
+from ..errors import ErrorCodes, LspError, ServerNotFoundError, WorkspaceClosedError
 from ..session import LspSession
-from ..types import Disposable
+from ..types import Disposable, JSONObject
+from ..write_path import WriteSet, recover
 from . import checking
 from .files import DiskState, read_text, root_files
 from .model import (
@@ -37,16 +40,48 @@ from .model import (
     Symbol,
 )
 from .registry import Registry, ServerSpec
-from .servers import Connect, ServerHandle, Signal
+from .servers import REFUSED_EDIT, Connect, ServerHandle, Signal
 from .tracing import Trace
+from .trust import ADVICE, is_trusted
 from .units import Paths, Texts
 
 __all__ = ["Workspace"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def closed_error() -> WorkspaceClosedError:
+    """What a call of a closed workspace raises (it starts nothing)."""
+    return WorkspaceClosedError()
+
+
+def _when_open(
+    method: Callable[Concatenate[Workspace, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[Workspace, P], Coroutine[Any, Any, R]]:
+    """A method that a closed workspace refuses with :func:`closed_error`."""
+
+    async def guarded(self: Workspace, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        if self._closed:
+            raise closed_error()
+        return await method(self, *args, **kwargs)
+
+    functools.update_wrapper(guarded, method)
+    return guarded
+
 
 Target = str | Location
 """A target: ``path:LINE[:COL]``, ``path#Name/path[k]``, a bare name, or a Location."""
 
 _WATCHED = "workspace/didChangeWatchedFiles"
+
+
+@dataclass
+class _Collector:
+    """A plan being made with these servers, and the edits they sent meanwhile."""
+
+    handles: list[ServerHandle]
+    edits: list[tuple[Any, str]]
 
 
 @dataclass
@@ -79,20 +114,38 @@ class Workspace:
         max_restarts: int = 3,
         max_open_files: int = 2000,
         connect: Connect | None = None,
+        trust: bool | None = None,
+        on_untrusted: Callable[[str], object] | None = None,
     ) -> None:
         folder = Path(root).expanduser()
         if not folder.is_dir():
             raise ValueError(f"the workspace root {folder} is not a folder")
         self.root = folder.resolve()
+        # A write a killed process left half-made is finished (or undone) before anything
+        # else reads the files.
+        self.recovered = recover(self.root)
         self.paths = Paths(self.root)
+        self.trusted = is_trusted(self.root, trust)
         base = registry if registry is not None else Registry.default()
-        self.registry, project_servers = base.for_project(self.root)
+        self.registry, project_servers, ignored = base.project(self.root, trusted=self.trusted)
         self._pinned: list[ServerSpec] | None = None
+        self._given: set[int] = set()
+        """The specs the caller made itself (``ServerSpec`` objects): started as given."""
         chosen = servers if servers is not None else project_servers
         if chosen is not None:
-            self._pinned = [
-                spec if isinstance(spec, ServerSpec) else self.registry.get(spec) for spec in chosen
-            ]
+            self._pinned = []
+            for spec in chosen:
+                if isinstance(spec, ServerSpec):
+                    self._given.add(id(spec))
+                    self._pinned.append(spec)
+                else:
+                    self._pinned.append(self.registry.get(spec))
+        self.untrusted_notice = None if self.trusted else self._notice(ignored)
+        if self.untrusted_notice is not None:
+            if on_untrusted is not None:
+                on_untrusted(self.untrusted_notice)
+            else:
+                warnings.warn(self.untrusted_notice, UserWarning, stacklevel=2)
         self.timeout = timeout
         self._connect = connect
         self.max_restarts = max_restarts
@@ -105,6 +158,31 @@ class Workspace:
         self.texts = Texts(self._current_text)
         self._closed = False
         self._progress_listeners: list[Callable[[str, Any], object]] = []
+        self._collectors: list[_Collector] = []
+
+    def _notice(self, ignored: list[str]) -> str | None:
+        """What an untrusted root ignored, in one message with the advice; ``None`` if
+        nothing was."""
+        specs = self._pinned if self._pinned is not None else list(self.registry)
+        programs = [
+            found
+            for spec in specs
+            if id(spec) not in self._given
+            and (found := self.registry.inside_root(spec, self.root)) is not None
+        ]
+        items = [*ignored, *dict.fromkeys(programs)]
+        if not items:
+            return None
+        return (
+            f"{self.root} is not trusted, so adecore-lsp ignored what it names: "
+            f"{', '.join(items)}; {ADVICE}"
+        )
+
+    def which(self, spec: ServerSpec) -> str | None:
+        """The executable of ``spec`` here: inside the root only when the root is trusted
+        or the caller made the spec itself."""
+        trusted = self.trusted or id(spec) in self._given
+        return self.registry.which(spec, self.root, trusted=trusted)
 
     def on_progress(self, listener: Callable[[str, Any], object]) -> Disposable:
         """Hear every server's ``$/progress``: ``listener(server_id, params)``."""
@@ -128,13 +206,22 @@ class Workspace:
             return
         self._closed = True
         handles = list(self._handles.values())
+        cancelled = False
         if handles:
             stopping = asyncio.gather(
                 *(handle.stop() for handle in handles), return_exceptions=True
             )
-            await asyncio.shield(stopping)
+            # A cancelled caller (Ctrl-C, SIGTERM) still waits for every server to end:
+            # leaving now would leave them to whatever ends the program.
+            while not stopping.done():
+                try:
+                    await asyncio.shield(stopping)
+                except asyncio.CancelledError:
+                    cancelled = True
         if self._trace is not None:
             self._trace.close()
+        if cancelled:
+            raise asyncio.CancelledError
 
     # -- servers -------------------------------------------------------------------------
 
@@ -147,12 +234,16 @@ class Workspace:
         """
         if self._pinned is not None:
             return [spec for spec in self._pinned if spec.language_id(str(path)) is not None]
-        candidates = self.registry.for_path(str(path), self.root)
+        candidates = self.registry.for_path(str(path), self.root, trusted=self.trusted)
         if not candidates:
             return []
         first = candidates[0]
-        if self._connect is None and self.registry.which(first, self.root) is None:
-            raise ServerNotFoundError(first.id, first.install, f"it would check {path.name}")
+        if self._connect is None and self.which(first) is None:
+            inside = None if self.trusted else self.registry.inside_root(first, self.root)
+            detail = f"it would check {path.name}"
+            if inside is not None:
+                detail = f"only {inside} has it, inside a root that is not trusted; {ADVICE}"
+            raise ServerNotFoundError(first.id, first.install, detail)
         return [first]
 
     def takes(self, path: Path) -> bool:
@@ -164,10 +255,16 @@ class Workspace:
             return False
         if self._connect is not None:
             return bool(specs)
-        return any(self.registry.which(spec, self.root) is not None for spec in specs)
+        return any(self.which(spec) is not None for spec in specs)
 
     def handles_for(self, path: Path) -> list[ServerHandle]:
-        """The server handles for ``path`` (made, not started)."""
+        """The server handles for ``path`` (made, not started).
+
+        Raises:
+            LspError: the workspace is closed: it starts nothing.
+        """
+        if self._closed:
+            raise closed_error()
         handles = []
         for spec in self.specs_for(path):
             root = self._server_root(spec, path)
@@ -177,7 +274,9 @@ class Workspace:
                 executable = (
                     spec.command[0]
                     if self._connect is not None
-                    else self.registry.require(spec, self.root)
+                    else self.registry.require(
+                        spec, self.root, trusted=self.trusted or id(spec) in self._given
+                    )
                 )
                 handle = ServerHandle(
                     spec,
@@ -189,6 +288,7 @@ class Workspace:
                     changed=self.changed,
                     progress=self._progress_listeners,
                     connect=self._connect,
+                    on_apply_edit=self._server_edit,
                 )
                 self._handles[key] = handle
             handles.append(handle)
@@ -213,6 +313,7 @@ class Workspace:
                 folder = folder.parent
         return self.root
 
+    @_when_open
     async def session_for(self, path: str | os.PathLike[str]) -> LspSession:
         """The session of the first server for ``path``, started if it is not running."""
         full = self.paths.absolute(path)
@@ -232,6 +333,7 @@ class Workspace:
             if handle.state != "stopped" or handle.restarts
         ]
 
+    @_when_open
     async def restart(self, server: str | None = None) -> list[ServerStatus]:
         """Restart one server (by id) or every one, documents re-opened."""
         handles = [h for h in self._handles.values() if server is None or h.spec.id == server]
@@ -258,6 +360,7 @@ class Workspace:
             raise ValueError(f"{self.paths.relative(full)} is not a file (the root is {self.root})")
         return full
 
+    @_when_open
     async def open(self, path: str | os.PathLike[str]) -> list[ServerHandle]:
         """Open ``path`` in every server that takes it; the handles that have it."""
         full = self.file(path)
@@ -278,6 +381,7 @@ class Workspace:
         self.texts.forget(uri)
         return handles
 
+    @_when_open
     async def update(self, path: str | os.PathLike[str], text: str) -> None:
         """Give the servers a new, unsaved text of ``path`` (the disk is left alone)."""
         full = self.paths.absolute(path)
@@ -286,7 +390,9 @@ class Workspace:
         await self._send(full, uri, text)
 
     async def close(self, path: str | os.PathLike[str]) -> None:
-        """Close ``path`` in every server that has it open."""
+        """Close ``path`` in every server that has it open (after ``aclose``: nothing)."""
+        if self._closed:
+            return
         full = self.paths.absolute(path)
         uri = self.paths.uri(full)
         self._open.pop(uri, None)
@@ -295,17 +401,24 @@ class Workspace:
             if uri in handle.documents:
                 handle.close(uri)
 
+    @_when_open
     async def write(self, path: Path, text: str) -> None:
-        """Write ``text`` to ``path`` atomically and send it to the servers that take it."""
-        _replace_contents(path, text.encode("utf-8"))
+        """Write ``text`` to ``path`` through the write path (inside the root, atomic) and
+        send it to the servers that take it."""
+        writes = WriteSet(self.root, name=self.paths.relative)
+        writes.write(path, text.encode("utf-8"))
+        writes.commit()
         await self.adopt(path, text)
+        self.announce([(path, 2)])
 
+    @_when_open
     async def adopt(self, path: Path, text: str) -> None:
         """Take ``text`` as what ``path`` now holds on disk, and send it to its servers."""
         uri = self.paths.uri(path)
         self._open[uri] = OpenFile(path, text, DiskState.of(path))
         await self._send(path, uri, text)
 
+    @_when_open
     async def sync_disk(self) -> None:
         """Send the servers the new text of every open file that changed on disk (an update
         not yet saved is kept), and ``didChangeWatchedFiles`` where they registered for it."""
@@ -332,12 +445,21 @@ class Workspace:
             if text != known.text:
                 known.text = text
                 await self._send(known.path, uri, text)
-        if changes:
-            events = [{"uri": uri, "type": kind} for uri, kind in changes]
-            for handle in self._handles.values():
-                session = handle.live
-                if session is not None and session.supports(_WATCHED):
-                    session.notify(_WATCHED, {"changes": events})
+        self._notify_watchers(changes)
+
+    def announce(self, changes: Sequence[tuple[Path, int]]) -> None:
+        """Tell the servers that registered file watchers of files this workspace created
+        (1), changed (2) or deleted (3)."""
+        self._notify_watchers([(self.paths.uri(path), kind) for path, kind in changes])
+
+    def _notify_watchers(self, changes: Sequence[tuple[str, int]]) -> None:
+        if not changes:
+            return
+        events = [{"uri": uri, "type": kind} for uri, kind in changes]
+        for handle in self._handles.values():
+            session = handle.live
+            if session is not None and session.supports(_WATCHED):
+                session.notify(_WATCHED, {"changes": events})
 
     def root_files(self) -> list[Path]:
         """The root's files that an installed server of this workspace takes.
@@ -349,7 +471,9 @@ class Workspace:
         files = root_files(self.root, self.takes)
         if not files:
             for path in root_files(self.root, self._would_take):
-                for spec in self._pinned or self.registry.for_path(str(path), self.root):
+                for spec in self._pinned or self.registry.for_path(
+                    str(path), self.root, trusted=self.trusted
+                ):
                     if spec.language_id(str(path)) is not None:
                         raise ServerNotFoundError(
                             spec.id, spec.install, f"it would check {self.paths.relative(path)}"
@@ -359,16 +483,18 @@ class Workspace:
     def _would_take(self, path: Path) -> bool:
         if self._pinned is not None:
             return any(spec.language_id(str(path)) is not None for spec in self._pinned)
-        return bool(self.registry.for_path(str(path), self.root))
+        return bool(self.registry.for_path(str(path), self.root, trusted=self.trusted))
 
     # -- readiness -----------------------------------------------------------------------
 
+    @_when_open
     async def ready(self, path_or_id: str | os.PathLike[str], *, timeout: float = 60) -> Readiness:
         """Wait until the server (by id) or the servers of a file are ready; see Readiness."""
         return await checking.ready(self, path_or_id, timeout)
 
     # -- diagnostics -----------------------------------------------------------------------
 
+    @_when_open
     async def diagnostics(
         self, paths: Sequence[str | os.PathLike[str]] | None = None, *, timeout: float = 30
     ) -> DiagnosticsReport:
@@ -376,6 +502,7 @@ class Workspace:
         their current text; a timeout says so per file and keeps the stale items."""
         return await checking.diagnostics(self, paths, timeout)
 
+    @_when_open
     async def edit(
         self, path: str | os.PathLike[str], new_text: str, *, save: bool = True
     ) -> DiagnosticsDelta:
@@ -385,27 +512,32 @@ class Workspace:
 
     # -- navigation ------------------------------------------------------------------------
 
+    @_when_open
     async def resolve(self, target: Target) -> Symbol:
         """The one symbol ``target`` names (an error lists the candidates of several)."""
         from . import navigation
 
         return await navigation.resolve(self, target)
 
+    @_when_open
     async def definition(self, target: Target) -> Results[Location]:
         from . import navigation
 
         return await navigation.locations(self, target, "definition")
 
+    @_when_open
     async def type_definition(self, target: Target) -> Results[Location]:
         from . import navigation
 
         return await navigation.locations(self, target, "type_definition")
 
+    @_when_open
     async def implementation(self, target: Target) -> Results[Location]:
         from . import navigation
 
         return await navigation.locations(self, target, "implementation")
 
+    @_when_open
     async def references(
         self, target: Target, *, include_declaration: bool = False, context: int = 0
     ) -> Results[Reference]:
@@ -414,6 +546,7 @@ class Workspace:
 
         return await navigation.references(self, target, include_declaration, context)
 
+    @_when_open
     async def symbols(
         self, path: str | os.PathLike[str], *, depth: int | None = None
     ) -> Results[Symbol]:
@@ -422,22 +555,26 @@ class Workspace:
 
         return await navigation.symbols(self, path, depth)
 
+    @_when_open
     async def find(self, query: str, *, limit: int = 50) -> Results[Symbol]:
         """Symbols of the whole workspace whose name matches ``query`` (``workspace/symbol``)."""
         from . import navigation
 
         return await navigation.find(self, query, limit)
 
+    @_when_open
     async def callers(self, target: Target) -> Results[Symbol]:
         from . import navigation
 
         return await navigation.calls(self, target, incoming=True)
 
+    @_when_open
     async def callees(self, target: Target) -> Results[Symbol]:
         from . import navigation
 
         return await navigation.calls(self, target, incoming=False)
 
+    @_when_open
     async def hover(self, target: Target) -> str | None:
         """What the server says about ``target``, as markdown, or ``None``."""
         from . import navigation
@@ -446,12 +583,14 @@ class Workspace:
 
     # -- edits -----------------------------------------------------------------------------
 
+    @_when_open
     async def rename(self, target: Target, new_name: str) -> EditPlan:
         """The plan of renaming what ``target`` names; nothing is written."""
         from . import editing
 
         return await editing.rename(self, target, new_name)
 
+    @_when_open
     async def format(
         self, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
     ) -> EditPlan:
@@ -460,6 +599,7 @@ class Workspace:
 
         return await editing.format_files(self, paths)
 
+    @_when_open
     async def fix(
         self,
         paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
@@ -471,15 +611,18 @@ class Workspace:
 
         return await editing.fix(self, paths, only)
 
-    async def apply(self, plan: EditPlan) -> AppliedPlan:
-        """Write a plan, all or nothing (refused if a file changed since), then return the
-        diagnostics delta it caused."""
+    @_when_open
+    async def apply(self, plan: EditPlan, *, allow_outside_workspace: bool = False) -> AppliedPlan:
+        """Write a plan, all or nothing, also across a crash (refused if a file changed
+        since it was made, or if a path leads outside the root unless
+        ``allow_outside_workspace``), then return the diagnostics delta it caused."""
         from . import editing
 
-        return await editing.apply(self, plan)
+        return await editing.apply(self, plan, allow_outside=allow_outside_workspace)
 
     # -- calls to servers --------------------------------------------------------------------
 
+    @_when_open
     async def first_answer(
         self, path: Path, method: str, call: Any, *, non_empty: bool = False
     ) -> tuple[ServerHandle, LspSession, Any]:
@@ -495,6 +638,7 @@ class Workspace:
         uri = self.paths.uri(path)
         return await self.ask(handles, method, lambda session: call(session, uri), uri, non_empty)
 
+    @_when_open
     async def ask(
         self,
         handles: Sequence[ServerHandle],
@@ -532,6 +676,32 @@ class Workspace:
             ErrorCodes.MethodNotFound,
             f"no server{where} answers {method} (asked: {', '.join(asked) or 'none'})",
         )
+
+    @contextlib.contextmanager
+    def collecting(self, handles: Sequence[ServerHandle]) -> Iterator[list[tuple[Any, str]]]:
+        """While a rename, format or fix is made: the ``workspace/applyEdit``\\ s that
+        ``handles``' servers send join the list (``(edit, position encoding)``), answered
+        ``applied: true``; they are written if and when the plan is applied."""
+        collector = _Collector(list(handles), [])
+        self._collectors.append(collector)
+        try:
+            yield collector.edits
+        finally:
+            self._collectors.remove(collector)
+
+    def _server_edit(self, handle: ServerHandle, params: Any) -> JSONObject:
+        """The answer to a server's ``workspace/applyEdit``: joined to the plan being made
+        with that server, else refused."""
+        for collector in reversed(self._collectors):
+            if handle in collector.handles:
+                edit = params.get("edit") if isinstance(params, Mapping) else None
+                if not isinstance(edit, Mapping):
+                    return {"applied": False, "failureReason": "the request has no edit"}
+                session = handle.live
+                encoding = (session.position_encoding if session else None) or "utf-16"
+                collector.edits.append((edit, encoding))
+                return {"applied": True}
+        return {"applied": False, "failureReason": REFUSED_EDIT}
 
     def started(self) -> list[ServerHandle]:
         """The handles of every server made so far, in the order they were made."""

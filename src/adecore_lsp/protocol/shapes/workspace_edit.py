@@ -275,6 +275,9 @@ def _parse_document_change(change: object) -> TextChange | ResourceChange:
 def _uri(uri: object) -> str:
     if not isinstance(uri, str):
         raise _Refused(f"a URI must be a string, got {uri!r}")
+    if "#" in uri or "?" in uri:
+        # A part of a file (a notebook's cell, file:///r/nb.ipynb#2), never the file itself.
+        raise _Refused(f"{uri} names a part of a file, not a file: it cannot be edited as one")
     return uri
 
 
