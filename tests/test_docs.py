@@ -46,3 +46,20 @@ def test_example_runs(code: str, tmp_path: Path) -> None:
 def test_the_docs_have_examples() -> None:
     """The guide carries runnable examples (so the test above cannot pass on nothing)."""
     assert len(examples()) >= 5
+
+
+def test_the_readme_names_every_dependency_pyproject_installs() -> None:
+    """The README's list of dependencies is what ``pyproject.toml`` installs (once wrong: it
+    said two, and three were installed)."""
+    from adecore_lsp.workspace.project_config import load_toml
+
+    project = load_toml(ROOT / "pyproject.toml")["project"]
+    names = [re.split(r"[<>=;\[ ]", spec, maxsplit=1)[0] for spec in project["dependencies"]]
+    readme = (ROOT / "README.md").read_text()
+    paragraph = next(part for part in readme.split("\n- ") if part.startswith("**Typed and small"))
+    listed = set(re.findall(r"`([a-z][a-z0-9-]*)`", paragraph))
+    assert set(names) <= listed, sorted(set(names) - listed)
+    extras = project["optional-dependencies"]
+    for extra in ("python", "mcp"):
+        assert f"adecore-lsp[{extra}]" in paragraph
+        assert extras[extra]

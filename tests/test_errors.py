@@ -50,16 +50,17 @@ def test_error_codes(name: str, value: int) -> None:
 
 
 def test_lsp_error_fields_and_text() -> None:
-    """Known codes become ErrorCodes; unknown stay ints; str names the code."""
+    """Known codes become ErrorCodes; unknown stay ints; str is the message alone, in
+    words (workspace-api.md: the code stays in .code)."""
     error = LspError(-32801, "changed", {"x": 1})
     assert error.code is ErrorCodes.ContentModified
     assert error.message == "changed"
     assert error.data == {"x": 1}
-    assert str(error) == "changed (ContentModified)"
+    assert str(error) == "changed"
     odd = LspError(-1, "server died")
     assert odd.code == -1
     assert not isinstance(odd.code, ErrorCodes)
-    assert str(odd) == "server died (-1)"
+    assert str(odd) == "server died"
     assert odd.to_json() == {"code": -1, "message": "server died"}
     assert "LspError(-1" in repr(odd)
 

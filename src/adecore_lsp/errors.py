@@ -4,6 +4,7 @@ The tree::
 
     LspError(Exception)              a request failed; .code (ErrorCodes or int), .message, .data
     ├── StaleResultError             the document changed before the answer came; .uri
+    ├── RequestTimeoutError          a request's deadline passed (RequestCancelled); .method
     ├── MessageEncodingError(ValueError)  params or a message that JSON cannot carry
     │   the workspace layer's own:
     ├── ServerNotFoundError          a server that is not installed; .server, .install
@@ -41,6 +42,7 @@ __all__ = [
     "MessageEncodingError",
     "SendBufferFullError",
     "ServerCrashedError",
+    "RequestTimeoutError",
     "ServerNotFoundError",
     "StaleResultError",
     "TargetNotFoundError",
@@ -66,13 +68,6 @@ class ErrorCodes(IntEnum):
     RequestCancelled = -32800
 
 
-def _code_name(code: int) -> str:
-    try:
-        return ErrorCodes(code).name
-    except ValueError:
-        return str(code)
-
-
 class LspError(Exception):
     """A JSON-RPC error: what a request failed with, or what a handler answers with.
 
@@ -95,7 +90,8 @@ class LspError(Exception):
         super().__init__(code, message, data)
 
     def __str__(self) -> str:
-        return f"{self.message} ({_code_name(self.code)})"
+        """The message alone, in words: the code stays in :attr:`code`."""
+        return self.message
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({int(self.code)}, {self.message!r}, {self.data!r})"
@@ -126,6 +122,19 @@ class StaleResultError(LspError):
 
     def __repr__(self) -> str:
         return f"StaleResultError({self.uri!r}, {self.message!r})"
+
+
+class RequestTimeoutError(LspError):
+    """A request that got no answer before its deadline: ``$/cancelRequest`` was sent. Its
+    code is ``RequestCancelled``; it says that the answer is missing, not that it is empty
+    (the command line exits 3 for it: incomplete)."""
+
+    def __init__(self, method: str, timeout: float) -> None:
+        super().__init__(
+            ErrorCodes.RequestCancelled, f"{method} got no answer within {timeout:g} s"
+        )
+        self.method = method
+        self.timeout = timeout
 
 
 class MessageEncodingError(LspError, ValueError):

@@ -23,6 +23,7 @@ from .errors import (
     ErrorCodes,
     LspError,
     MessageEncodingError,
+    RequestTimeoutError,
     StaleResultError,
     TransportClosedError,
     closed_session_error,
@@ -319,9 +320,7 @@ class LspSession(FeatureCalls):
         if future is None or future.done():
             return
         self._send_cancel(request_id)
-        future.set_exception(
-            LspError(ErrorCodes.RequestCancelled, f"{method} got no answer within {timeout:g} s")
-        )
+        future.set_exception(RequestTimeoutError(method, timeout))
 
     def _send_cancel(self, request_id: int) -> None:
         # After shutdown was asked, only exit may be written.
@@ -399,6 +398,11 @@ class LspSession(FeatureCalls):
         ``languageId``.
         """
         return self._registry.supports(method, self._document_info(document))
+
+    def registrations(self, method: str) -> list[JSONObject]:
+        """The register options of the server's live registrations of ``method``, newest
+        first (``workspace/didChangeWatchedFiles``: its watchers)."""
+        return [dict(found.register_options) for found in self._registry.registrations(method)]
 
     def provider_options(self, method: str, document: Document = None) -> JSONObject | None:
         """The options of the provider of ``method`` (``{}`` for ``true``), or ``None``."""

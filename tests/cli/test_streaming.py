@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from adecore_lsp.cli.commands import STREAM_BATCH
+from adecore_lsp.cli.check import STREAM_BATCH
 from tests.cli.conftest import need, run
 
 pytestmark = pytest.mark.real_server

@@ -145,6 +145,8 @@ def test_the_tools_are_listed_with_annotations_and_output_schemas(
                 "edits",
                 "applied",
                 "introduced",
+                "complete",
+                "reason",
             }
         else:
             assert set(schema["required"]) == LIST_KEYS, name
@@ -262,8 +264,19 @@ def test_symbols_as_a_tree(client: Client) -> None:
             }
         ],
     }
-    assert tree["total"] == len(tree["items"])
+    # total counts every symbol of the tree, a class and each of its members one each.
+    assert tree["total"] == count(tree["items"])
+    assert tree["truncated"] is False
     assert tree["complete"] is True
+    few = structured(client.call("symbols", {"path": "app.py", "limit": 2}))
+    assert count(few["items"]) == 2
+    assert few["total"] == tree["total"]
+    assert few["truncated"] is True
+
+
+def count(items: list[dict[str, Any]]) -> int:
+    """Every symbol of a tree of symbol shapes, depth first."""
+    return sum(1 + count(item["children"]) for item in items)
 
 
 def test_find_symbol_gives_targets(client: Client) -> None:

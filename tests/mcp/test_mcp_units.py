@@ -125,6 +125,8 @@ def test_a_plan_written_with_diagnostics_not_final_says_so() -> None:
         "edits": {"a.py": 2, "b.py": 1},
         "applied": True,
         "introduced": [],
+        "complete": False,
+        "reason": "timeout",
     }
     shown = render.plan(plan, 2600, False, "timeout", 30.0)
     assert "Wrote 2 files (3 edits): a.py, b.py." in shown
@@ -240,3 +242,27 @@ def test_bad_options_are_said(given: dict[str, Any], said: str) -> None:
 def test_bad_http_addresses(text: str) -> None:
     with pytest.raises(ValueError, match="HOST:PORT"):
         parse_http(text)
+
+
+def test_a_text_over_its_budget_is_cut_saying_so() -> None:
+    text = "".join(f"line {n}\n" for n in range(5000))
+    cut = render.budget(text, 2000)
+    assert len(cut) <= 2000
+    assert cut.endswith("or a larger max_chars)")
+    assert "cut here: 2,000 of " in cut
+    assert render.budget("short", 2000) == "short"
+
+
+def test_a_symbol_tree_is_cut_depth_first_to_its_limit() -> None:
+    from adecore_lsp import Location, Symbol
+
+    def sym(name: str, *children: Symbol) -> Symbol:
+        where = Location("a.py", 1, 1, 1, 2)
+        return Symbol(name, name, "class", where, (1, 1), None, list(children))
+
+    tree = [sym("A", sym("a1"), sym("a2")), sym("B", sym("b1"))]
+    shown, total = shapes.symbol_tree(tree, 3)
+    assert total == 5
+    assert [(s["name"], [c["name"] for c in s["children"]]) for s in shown] == [("A", ["a1", "a2"])]
+    everything, _ = shapes.symbol_tree(tree, 200)
+    assert [s["name"] for s in everything] == ["A", "B"]

@@ -135,7 +135,7 @@ def test_create_rename_and_delete() -> None:
         "still.py": None,
     }
     planned = plan(changes, files)
-    assert list(planned.files) == ["new.py", "moved.py"]
+    assert list(planned.files) == ["moved.py", "new.py"]
     assert planned.files["new.py"].old_path is None
     assert planned.files["new.py"].old_text == ""
     assert planned.files["moved.py"].old_path == "old.py"
@@ -152,13 +152,16 @@ def test_create_rename_and_delete() -> None:
         PlannedOperation("create", "empty.py", None, {}, W + "empty.py", None),
         PlannedOperation("rename", "same.py", "still.py", {}, W + "same.py", W + "still.py"),
     )
+    # In path order, whatever order the edit named the files in.
     assert planned.diff == (
-        "diff --git a/new.py b/new.py\n"
+        "diff --git a/empty.py b/empty.py\n"
         "new file mode 100644\n"
-        "--- /dev/null\n"
-        "+++ b/new.py\n"
-        "@@ -0,0 +1 @@\n"
-        "+x = 1\n"
+        "diff --git a/gone.py b/gone.py\n"
+        "deleted file mode 100644\n"
+        "--- a/gone.py\n"
+        "+++ /dev/null\n"
+        "@@ -1 +0,0 @@\n"
+        "-bye\n"
         "diff --git a/old.py b/moved.py\n"
         "rename from old.py\n"
         "rename to moved.py\n"
@@ -168,14 +171,12 @@ def test_create_rename_and_delete() -> None:
         " x\n"
         "-y\n"
         "+z\n"
-        "diff --git a/gone.py b/gone.py\n"
-        "deleted file mode 100644\n"
-        "--- a/gone.py\n"
-        "+++ /dev/null\n"
-        "@@ -1 +0,0 @@\n"
-        "-bye\n"
-        "diff --git a/empty.py b/empty.py\n"
+        "diff --git a/new.py b/new.py\n"
         "new file mode 100644\n"
+        "--- /dev/null\n"
+        "+++ b/new.py\n"
+        "@@ -0,0 +1 @@\n"
+        "+x = 1\n"
         "diff --git a/same.py b/still.py\n"
         "rename from same.py\n"
         "rename to still.py\n"

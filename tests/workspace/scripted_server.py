@@ -45,6 +45,14 @@ optional:
 - ``hover``: advertise ``hoverProvider`` and answer every hover with this markdown text.
 - ``rename``: advertise ``renameProvider`` and answer every rename with this
   ``WorkspaceEdit`` (``$ROOT`` is the root URI).
+- ``pull``: advertise ``diagnosticProvider`` and answer every ``textDocument/diagnostic``
+  with a full report of these items (as ruff, which pushes too).
+- ``content_modified``: method -> how many of its first requests are answered ``-32801``
+  (``ContentModified``) before it answers them.
+- ``references``: advertise ``referencesProvider`` and answer with these locations (``$ROOT``
+  is the root URI), in the order given.
+- ``garbage_on``: a method whose first request is answered by bytes that are no LSP frame.
+- ``$ROOTPATH`` in a published message is the root's path (``$ROOT`` its URI).
 - ``apply_edit``: ``{"on": method, "edit": WorkspaceEdit}``: before answering a request of
   ``method``, send ``workspace/applyEdit`` with that edit and wait for the answer, which
   ``scripted/state`` then lists under ``"applied"``.
@@ -171,6 +179,13 @@ def capabilities() -> dict[str, Any]:
         found["hoverProvider"] = True
     if "rename" in CONFIG:
         found["renameProvider"] = True
+    if "pull" in CONFIG:
+        found["diagnosticProvider"] = {
+            "interFileDependencies": False,
+            "workspaceDiagnostics": False,
+        }
+    if "references" in CONFIG:
+        found["referencesProvider"] = True
     return found
 
 
@@ -218,7 +233,12 @@ def run_progress() -> None:
 def publish(uri: str, version: int, report: dict[str, Any]) -> None:
     if open_documents.get(uri) != version and not report.get("even_if_stale"):
         return  # the text changed or closed meanwhile: this report is about nothing now
-    items = json.loads(json.dumps(report.get("items", [])).replace("$VERSION", str(version)))
+    items = json.loads(
+        json.dumps(report.get("items", []))
+        .replace("$VERSION", str(version))
+        .replace("$ROOTPATH", root_uri.removeprefix("file://"))
+        .replace("$ROOT", root_uri)
+    )
     params: dict[str, Any] = {"uri": uri, "diagnostics": items}
     if report.get("versioned", True):
         params["version"] = version
@@ -260,6 +280,14 @@ def answer(message: dict[str, Any]) -> None:
     script = CONFIG.get("apply_edit")
     if script and script.get("on") == method:
         request_apply_edit(substitute(script["edit"]))
+    if request_counts.get(method, 0) <= CONFIG.get("content_modified", {}).get(method, 0):
+        send({"id": request_id, "error": {"code": -32801, "message": "content modified"}})
+        return
+    if CONFIG.get("garbage_on") == method:
+        with _write_lock:
+            _stdout.write(b"this is not a frame: Traceback (most recent call last)\r\n\r\n")
+            _stdout.flush()
+        return
     if method == "initialize":
         root_uri = params.get("rootUri") or ""
         time.sleep(init_delay(START))
@@ -282,6 +310,10 @@ def answer(message: dict[str, Any]) -> None:
                 "result": {"contents": {"kind": "markdown", "value": CONFIG["hover"]}},
             }
         )
+    elif method == "textDocument/diagnostic" and "pull" in CONFIG:
+        send({"id": request_id, "result": {"kind": "full", "items": CONFIG["pull"]}})
+    elif method == "textDocument/references" and "references" in CONFIG:
+        send({"id": request_id, "result": substitute(CONFIG["references"])})
     elif method == "textDocument/rename" and "rename" in CONFIG:
         send({"id": request_id, "result": substitute(CONFIG["rename"])})
     elif method == "scripted/state":

@@ -17,6 +17,7 @@ import pytest
 
 from adecore_lsp import (
     AmbiguousTargetError,
+    FileStatus,
     ServerNotFoundError,
     ServerSpec,
     TargetNotFoundError,
@@ -64,9 +65,9 @@ async def test_a_file_that_does_not_exist_is_named(project: Path) -> None:
             await ws.ready("nope.py", timeout=1)
         with pytest.raises(ValueError, match=r"pkg/nope\.py is not a file"):
             await ws.symbols("pkg/nope.py")
-        # A folder is not a file either.
-        with pytest.raises(ValueError, match="pkg is not a file"):
-            await ws.diagnostics(["pkg"])
+        # A folder stands for its files.
+        folder = await ws.diagnostics(["pkg"])
+        assert list(folder.files) == ["pkg/inner.py"]
         # One missing file among good ones fails the call, naming the missing one.
         with pytest.raises(ValueError, match=r"gone\.py is not a file"):
             await ws.diagnostics(["app.py", "gone.py"])
@@ -79,8 +80,12 @@ async def test_a_file_that_is_not_utf8_text_is_named(project: Path) -> None:
     (project / "image.py").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
     async with Workspace(project, servers=["ruff"]) as ws:
         for name in ("latin1.py", "image.py"):
-            with pytest.raises(ValueError, match=rf"{name} is not UTF-8 text"):
-                await ws.diagnostics([name])
+            # Not checked, said so: the other files are checked (workspace-api.md reasons).
+            report = await ws.diagnostics([name, "app.py"])
+            assert report.files[name] == FileStatus(False, "not_utf8")
+            assert report.files["app.py"].complete
+            assert not report.complete
+            assert report.reason == "not_utf8"
             await still_answers(ws)
             with pytest.raises(ValueError, match=rf"{name} is not UTF-8 text"):
                 await ws.open(name)

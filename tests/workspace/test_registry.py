@@ -353,13 +353,18 @@ def test_require_names_the_server_and_its_install_hint(
 ) -> None:
     """A missing server fails fast, saying which one, where it looked and how to install it."""
     with pytest.raises(ServerNotFoundError) as caught:
-        registry.require(registry.get("bash-language-server"), root=tmp_path)
+        registry.require(registry.get("bash-language-server"), root=tmp_path, trusted=True)
     message = str(caught.value)
     assert "bash-language-server is not installed" in message
     assert "npm install bash-language-server" in message
     assert str(tmp_path / ".venv" / "bin") in message
     assert "node_modules" in message
     assert caught.value.server == "bash-language-server"
+    # An untrusted root's own folders are not looked in, so they are not named either.
+    with pytest.raises(ServerNotFoundError) as untrusted:
+        registry.require(registry.get("bash-language-server"), root=tmp_path, trusted=False)
+    assert "node_modules" not in str(untrusted.value)
+    assert "on PATH or in" in str(untrusted.value)
     with pytest.raises(ServerNotFoundError, match=r"no zuban on PATH.*pip install zuban"):
         registry.require("zuban")
 

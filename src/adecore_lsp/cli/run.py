@@ -14,24 +14,19 @@ import signal
 import sys
 import sysconfig
 import traceback
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import LspError
 from ..workspace.registry import Registry, ServerSpec
-from .main import FAILURE
+from .main import FAILURE, INCOMPLETE
 from .output import Output
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
 
 INTERRUPTED = 130
-
-if TYPE_CHECKING:
-    from ..workspace.workspace import Workspace
-
-    Command = Callable[[argparse.Namespace, Output, Workspace], Awaitable[int]]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,6 +50,10 @@ def run(args: argparse.Namespace) -> int:
     except (LspError, ValueError, OSError) as error:
         if args.debug:
             traceback.print_exc()
+        if _timed_out(error):
+            # A wait that timed out: the answer is missing, not empty (exit 3, never 0 or 2).
+            output.error(f"incomplete: {_message(error)}")
+            return INCOMPLETE
         output.error(_message(error))
         return FAILURE
     except Exception as error:  # the last boundary: say what, never a traceback
@@ -99,6 +98,16 @@ async def _until_signalled(command: Coroutine[Any, Any, int]) -> int:
             loop.remove_signal_handler(number)
 
 
+def _timed_out(error: BaseException) -> bool:
+    """Whether ``error`` is a deadline that passed (a request's or a handshake's)."""
+    from ..errors import RequestTimeoutError
+    from ..workspace.servers import HandshakeTimeout
+
+    return isinstance(error, (RequestTimeoutError, HandshakeTimeout)) or isinstance(
+        error.__cause__, RequestTimeoutError
+    )
+
+
 def _logging(debug: bool) -> None:
     """The library's log records (a server's error, with its traceback) are for --debug;
     without it, errors reach the person once, as the command's own message."""
@@ -139,15 +148,16 @@ def _message(error: BaseException) -> str:
 
 
 async def _run(args: argparse.Namespace, output: Output) -> int:
-    from . import commands
+    from . import inspect
 
+    if getattr(args, "cwd", None) is None:
+        args.cwd = Path.cwd()
     if args.name == "servers":
-        status: int = await commands.servers(args, output, Registry.default())
-        return status
+        return await inspect.servers(args, output, Registry.default())
     specs, registry = _specs(args)
     root = _root(args, registry, specs)
     if args.name == "trust":
-        return commands.trust(args, output, root)
+        return inspect.trust(args, output, root)
     from ..workspace.workspace import Workspace
 
     connect = None
@@ -172,10 +182,11 @@ async def _run(args: argparse.Namespace, output: Output) -> int:
 
     printer = progress_printer(output, enabled=not (args.quiet or args.no_progress))
     workspace.on_progress(printer.progress)
+    from .commands import COMMANDS
+
     try:
         async with workspace as ws:
-            command: Command = getattr(commands, args.name.replace("-", "_"))
-            return await command(args, output, ws)
+            return await COMMANDS[args.name](args, output, ws)
     finally:
         printer.close()
 
@@ -211,21 +222,38 @@ def _specs(args: argparse.Namespace) -> tuple[list[str | ServerSpec] | None, Reg
         argv = shlex.split(args.command)
         if not argv:
             raise ValueError("--command names no program")
-        languages: dict[str, str] = {}
-        for path in _paths_given(args):
-            suffix = Path(path).suffix
-            if suffix:
-                found = [s.language_id(path) for s in registry.for_path(path)]
-                languages[suffix] = next((f for f in found if f), "plaintext")
         specs.append(
             ServerSpec(
                 id=Path(argv[0]).name,
                 command=argv,
-                languages=languages or {"": "plaintext"},
+                languages=_command_languages(args, registry),
                 install=f"make {argv[0]} runnable (it is given with --command)",
             )
         )
     return (specs or None), registry
+
+
+def _command_languages(args: argparse.Namespace, registry: Registry) -> dict[str, str]:
+    """What a ``--command`` server takes: every file given, by the registry's language id for
+    its extension (a file without one: its name), else ``plaintext``; for a folder, or no
+    path at all, the files whose extension or name the registry knows."""
+    languages: dict[str, str] = {}
+    folders = False
+    cwd = Path(getattr(args, "cwd", None) or Path.cwd())
+    given = _paths_given(args)
+    for path in given:
+        if (cwd / path).is_dir():
+            folders = True
+            continue
+        name = Path(path).name
+        key = Path(path).suffix or name
+        found = [language for spec in registry if (language := spec.language_id(name))]
+        languages.setdefault(key, found[0] if found else "plaintext")
+    if folders or not given:
+        for spec in registry:
+            for key, language in spec.languages.items():
+                languages.setdefault(key, language)
+    return languages
 
 
 def _root(
@@ -261,23 +289,3 @@ def _spec(registry: Registry, spec: str | ServerSpec) -> ServerSpec:
     if isinstance(spec, ServerSpec):
         return spec
     return registry.get(spec) if spec in registry else ServerSpec(spec, [spec])
-
-
-def exit_for(complete: bool, failing: bool) -> int:
-    """3 when incomplete (it wins over findings), 1 for findings, else 0."""
-    if not complete:
-        return 3
-    return 1 if failing else 0
-
-
-def absolute_target(target: str) -> str:
-    """A target whose file is relative to the current folder, made absolute for the
-    workspace (a bare name is left as it is)."""
-    from ..protocol.workspace.targets import PositionTarget, SymbolTarget, parse_target
-
-    parsed = parse_target(target)
-    if isinstance(parsed, PositionTarget):
-        return str(PositionTarget(os.path.abspath(parsed.path), parsed.line, parsed.column))
-    if isinstance(parsed, SymbolTarget):
-        return str(SymbolTarget(os.path.abspath(parsed.path), parsed.names, parsed.index))
-    return target

@@ -33,6 +33,21 @@ FILES_NAMED = 10
 """An incomplete answer names this many of its files, then says how many more."""
 
 
+def budget(text: str, max_chars: int) -> str:
+    """``text`` within ``max_chars`` characters: cut at a line's end where one is near, and
+    a last line saying how much was left out and how to get less."""
+    if len(text) <= max_chars:
+        return text
+    note = (
+        f"\n... cut here: {max_chars:,} of {len(text):,} characters of text shown (the "
+        "structured result is whole up to its limit; ask with a smaller limit, a depth or "
+        "fewer paths, or a larger max_chars)"
+    )
+    room = max(0, max_chars - len(note))
+    cut = text.rfind("\n", 0, room)
+    return text[: cut if cut > room // 2 else room] + note
+
+
 def plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
@@ -154,20 +169,31 @@ def references(result: ReferenceList, target: str, timeout: float) -> str:
 def symbols(result: SymbolList, path: str, timeout: float) -> str:
     lines: list[str] = []
 
+    shown = 0
+
     def show(item: SymbolShape, depth: int) -> None:
-        lines.append(f"{'  ' * depth}{item['kind']} {item['name']}  (line {item['line']})")
+        nonlocal shown
+        shown += 1
+        name = escape_controls(item["name"])
+        lines.append(f"{'  ' * depth}{item['kind']} {name}  (line {item['line']})")
         for child in item["children"]:
             show(child, depth + 1)
 
     for item in result["items"]:
         show(item, 0)
     if not result["items"]:
-        lines.append(f"{path} has no symbols.")
+        lines.append(f"{shown_path(path)} has no symbols.")
     else:
+        where = shown_path(path)
         lines.append(
-            f"{plural(result['total'], 'top-level symbol')} in {path}; name one as "
-            f"{path}#Name or {path}#Class/method."
+            f"{plural(result['total'], 'symbol')} in {where}; name one as "
+            f"{where}#Name or {where}#Class/method."
         )
+        if result["truncated"]:
+            lines.append(
+                f"TRUNCATED: {plural(shown, 'symbol')} of {result['total']:,} shown (the first "
+                "ones, depth first); ask with depth: 1, or a larger limit, for the rest."
+            )
     lines += incomplete(f"the outline of {path}", result["complete"], result["reason"], timeout)
     return "\n".join(lines)
 

@@ -175,6 +175,8 @@ class PlanShape(TypedDict):
     edits: dict[str, int]
     applied: bool
     introduced: list[DiagnosticShape]
+    complete: bool
+    reason: str | None
 
 
 def cut_hover(markdown: str | None, cap: int = HOVER_CAP) -> str | None:
@@ -241,6 +243,35 @@ def symbol(item: Symbol) -> SymbolShape:
         "column": item.location.column,
         "children": [symbol(child) for child in item.children],
     }
+
+
+def symbol_tree(items: Sequence[Symbol], limit: int) -> tuple[list[SymbolShape], int]:
+    """At most ``limit`` symbols of the tree in all, counted depth first in source order (a
+    class and each of its members one each), and how many the whole tree has."""
+    total = 0
+    kept = 0
+
+    def count(item: Symbol) -> None:
+        nonlocal total
+        total += 1
+        for child in item.children:
+            count(child)
+
+    def take(item: Symbol) -> SymbolShape | None:
+        nonlocal kept
+        if kept >= limit:
+            return None
+        kept += 1
+        shape = symbol(item)
+        shape["children"] = [
+            child for child in (take(grand) for grand in item.children) if child is not None
+        ]
+        return shape
+
+    for item in items:
+        count(item)
+    shapes = [shape for shape in (take(item) for item in items) if shape is not None]
+    return shapes, total
 
 
 def found_symbol(item: Symbol) -> FoundSymbolShape:

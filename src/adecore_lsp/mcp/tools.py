@@ -59,14 +59,27 @@ TARGET = (
     + " A name is safer than a column: prefer `path#Class/method`."
 )
 
+MAX_CHARS = 20_000
+"""The default budget of a tool's text, in characters (a context window's worth)."""
+
 Ctx = Context[State, Any]
 Target = Annotated[str, Field(description=TARGET)]
 Limit = Annotated[int, Field(ge=1, le=1000)]
+MaxChars = Annotated[
+    int,
+    Field(
+        ge=200,
+        le=1_000_000,
+        description="At most this many characters of text in the answer (default 20000); "
+        "a longer text is cut, saying so.",
+    ),
+]
 
 
-def _result(text: str, structured: Any) -> CallToolResult:
+def _result(text: str, structured: Any, max_chars: int = MAX_CHARS) -> CallToolResult:
     return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=structured
+        content=[TextContent(type="text", text=render.budget(text, max_chars))],
+        structured_content=structured,
     )
 
 
@@ -119,6 +132,7 @@ async def diagnostics(
     limit: Annotated[
         Limit, Field(description="At most this many items (the most severe first).")
     ] = 50,
+    max_chars: MaxChars = MAX_CHARS,
 ) -> Annotated[CallToolResult, DiagnosticList]:
     """The diagnostics (errors, warnings, hints) of files, known final for their current text
     on disk, every language server's merged (each item names its `server`). `total` counts
@@ -141,7 +155,7 @@ async def diagnostics(
             "reason": shapes.reason(report.reason),
         }
         text = render.diagnostics(result, report.files, min_severity, ws.timeout)
-        return _result(text, result)
+        return _result(text, result, max_chars)
 
     return await call(ctx, work)
 
@@ -153,20 +167,32 @@ async def symbols(
         int | None,
         Field(ge=1, description="How many levels: 1 for the top level only (default: all)."),
     ] = None,
+    limit: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=20_000,
+            description="At most this many symbols in the whole tree, counted depth first in "
+            "source order (a class and each of its members one each); default 200.",
+        ),
+    ] = 200,
+    max_chars: MaxChars = MAX_CHARS,
 ) -> Annotated[CallToolResult, SymbolList]:
     """The outline of one file: its classes, functions, methods, variables, as a tree through
-    `children`. Each symbol's `name_path` makes a target: `path#name_path`."""
+    `children`. Each symbol's `name_path` makes a target: `path#name_path`. `total` counts
+    every symbol of the tree; `truncated` when some were left out (ask with `depth: 1`)."""
 
     async def work(ws: Workspace) -> CallToolResult:
         found = await ws.symbols(inside(ws, path), depth=depth)
+        items, total = shapes.symbol_tree(found, limit)
         result: SymbolList = {
-            "items": [shapes.symbol(item) for item in found],
-            "total": len(found),
-            "truncated": False,
+            "items": items,
+            "total": total,
+            "truncated": total > limit,
             "complete": found.complete,
             "reason": shapes.reason(found.reason),
         }
-        return _result(render.symbols(result, path, ws.timeout), result)
+        return _result(render.symbols(result, path, ws.timeout), result, max_chars)
 
     return await call(ctx, work)
 
@@ -177,6 +203,7 @@ async def find_symbol(
         str, Field(description="A symbol name or part of one, e.g. `greet` or `Greeter`.")
     ],
     limit: Annotated[Limit, Field(description="At most this many items.")] = 20,
+    max_chars: MaxChars = MAX_CHARS,
 ) -> Annotated[CallToolResult, FoundSymbolList]:
     """Symbols of the whole workspace whose name matches `query` (the language server's
     workspace symbol search), each with the `target` that names it for the other tools."""
@@ -191,18 +218,22 @@ async def find_symbol(
             "complete": found.complete,
             "reason": shapes.reason(found.reason),
         }
-        return _result(render.found(result, query, ws.timeout), result)
+        return _result(render.found(result, query, ws.timeout), result, max_chars)
 
     return await call(ctx, work)
 
 
-async def definition(ctx: Ctx, target: Target) -> Annotated[CallToolResult, LocationList]:
+async def definition(
+    ctx: Ctx, target: Target, max_chars: MaxChars = MAX_CHARS
+) -> Annotated[CallToolResult, LocationList]:
     """Where what `target` names is defined (each place with its line's `text`)."""
     given = target
 
     async def work(ws: Workspace) -> CallToolResult:
         found = await ws.definition(check_target(ws, given))
-        return _locations(ws, found, found.complete, found.reason, "definition", given)
+        return _locations(
+            ws, found, found.complete, found.reason, "definition", given, max_chars=max_chars
+        )
 
     return await call(ctx, work)
 
@@ -214,6 +245,8 @@ def _locations(
     reason: str | None,
     what: str,
     given: str,
+    *,
+    max_chars: int = MAX_CHARS,
 ) -> CallToolResult:
     total, truncated = shapes.counts(found, DEFINITIONS_CAP)
     line_of = _line_of(ws)
@@ -224,10 +257,12 @@ def _locations(
         "complete": complete,
         "reason": shapes.reason(reason),
     }
-    return _result(render.locations(result, what, given, ws.timeout), result)
+    return _result(render.locations(result, what, given, ws.timeout), result, max_chars)
 
 
-async def hover(ctx: Ctx, target: Target) -> Annotated[CallToolResult, HoverShape]:
+async def hover(
+    ctx: Ctx, target: Target, max_chars: MaxChars = MAX_CHARS
+) -> Annotated[CallToolResult, HoverShape]:
     """What the language server says about `target`: its type, signature and documentation,
     as markdown (`null` when it has nothing to say)."""
     given = target
@@ -235,7 +270,7 @@ async def hover(ctx: Ctx, target: Target) -> Annotated[CallToolResult, HoverShap
     async def work(ws: Workspace) -> CallToolResult:
         markdown = shapes.cut_hover(await ws.hover(check_target(ws, given)))
         result: HoverShape = {"markdown": markdown}
-        return _result(render.hover(markdown, given), result)
+        return _result(render.hover(markdown, given), result, max_chars)
 
     return await call(ctx, work)
 
@@ -250,6 +285,7 @@ async def references(
     include_declaration: Annotated[
         bool, Field(description="Count the declaration itself as a use (default false).")
     ] = False,
+    max_chars: MaxChars = MAX_CHARS,
 ) -> Annotated[CallToolResult, ReferenceList]:
     """Every use of what `target` names, across the workspace: each with its line's `text`,
     the symbol holding it (`container`, a name path) and, with `context`, the lines around it."""
@@ -268,7 +304,7 @@ async def references(
             "complete": found.complete,
             "reason": shapes.reason(found.reason),
         }
-        return _result(render.references(result, given, ws.timeout), result)
+        return _result(render.references(result, given, ws.timeout), result, max_chars)
 
     return await call(ctx, work)
 
@@ -277,7 +313,7 @@ NewName = Annotated[str, Field(min_length=1, description="The new name, e.g. `we
 
 
 async def rename(
-    ctx: Ctx, target: Target, new_name: NewName
+    ctx: Ctx, target: Target, new_name: NewName, max_chars: MaxChars = MAX_CHARS
 ) -> Annotated[CallToolResult, PlanShape]:
     """Preview renaming what `target` names, everywhere it is used: the unified diff, the
     files and the number of edits per file. Nothing is written; `apply_rename` writes it."""
@@ -285,13 +321,13 @@ async def rename(
 
     async def work(ws: Workspace) -> CallToolResult:
         plan = await ws.rename(check_target(ws, given), new_name)
-        return _plan(ws, plan, applied=None)
+        return _plan(ws, plan, applied=None, max_chars=max_chars)
 
     return await call(ctx, work)
 
 
 async def apply_rename(
-    ctx: Ctx, target: Target, new_name: NewName
+    ctx: Ctx, target: Target, new_name: NewName, max_chars: MaxChars = MAX_CHARS
 ) -> Annotated[CallToolResult, PlanShape]:
     """Rename what `target` names everywhere and write the files, all or nothing (refused,
     nothing written, if a file changed on disk meanwhile). Returns the diff written and the
@@ -300,27 +336,33 @@ async def apply_rename(
 
     async def work(ws: Workspace) -> CallToolResult:
         plan = await ws.rename(check_target(ws, given), new_name)
-        return _plan(ws, plan, applied=await ws.apply(plan))
+        return _plan(ws, plan, applied=await ws.apply(plan), max_chars=max_chars)
 
     return await call(ctx, work)
 
 
-def _plan(ws: Workspace, plan: EditPlan, applied: AppliedPlan | None) -> CallToolResult:
+def _plan(
+    ws: Workspace, plan: EditPlan, applied: AppliedPlan | None, *, max_chars: int = MAX_CHARS
+) -> CallToolResult:
     diff, diff_lines = shapes.cut_diff(plan.diff)
     edits = {path: edit.edits for path, edit in plan.files.items()}
     for op in plan.file_ops:
         edits[op.path] = edits.get(op.path, 0) + 1
     delta = applied.delta if applied is not None else None
+    # Incomplete when the plan may miss files, or the check after the write did not finish.
+    complete = plan.complete and (delta is None or delta.complete)
+    reason = plan.reason if not plan.complete else (None if delta is None else delta.reason)
     result: PlanShape = {
         "diff": diff,
         "changed_files": list(plan.changed_files),
         "edits": edits,
         "applied": applied is not None,
         "introduced": shapes.introduced(delta.introduced, _line_of(ws)) if delta else [],
+        "complete": complete,
+        "reason": reason,
     }
-    complete = delta.complete if delta is not None else True
-    reason = delta.reason if delta is not None else None
-    return _result(render.plan(result, diff_lines, complete, reason, ws.timeout), result)
+    text = render.plan(result, diff_lines, complete, reason, ws.timeout)
+    return _result(text, result, max_chars)
 
 
 async def restart(
@@ -329,6 +371,7 @@ async def restart(
         str | None,
         Field(description="The id of the server to restart, e.g. `basedpyright` (default: all)."),
     ] = None,
+    max_chars: MaxChars = MAX_CHARS,
 ) -> Annotated[CallToolResult, StatusList]:
     """Restart a language server (or every one started), its files opened again: for a server
     that is stuck or answers from an outdated view. Returns each one's status."""
@@ -342,7 +385,7 @@ async def restart(
             "complete": True,
             "reason": None,
         }
-        return _result(render.statuses(result), result)
+        return _result(render.statuses(result), result, max_chars)
 
     return await call(ctx, work)
 

@@ -13,11 +13,12 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorCodes, LspError, StaleResultError
 from ..protocol.documents.positions import check_encoding
 from .delta import diagnostics_delta
+from .files import NotUtf8Error
 from .model import (
     Diagnostic,
     DiagnosticsDelta,
@@ -86,30 +87,25 @@ async def wait_ready(handle: ServerHandle, began: float, timeout: float) -> Read
 
 
 async def diagnostics(
-    ws: Workspace,
-    paths: Sequence[str | os.PathLike[str]] | None,
-    timeout: float,
-    *,
-    skip_unreadable: bool = False,
+    ws: Workspace, paths: Sequence[str | os.PathLike[str]] | None, timeout: float
 ) -> DiagnosticsReport:
-    """``Workspace.diagnostics``; ``skip_unreadable`` reports a file that is not UTF-8 as
-    not checked, as for the whole root (the command line checks the root in batches)."""
+    """``Workspace.diagnostics``: ``paths`` may name files and folders (a folder stands for
+    its files); a file that is not UTF-8 is not checked (``not_utf8``), the others are."""
     deadline = time.monotonic() + timeout
     await ws.sync_disk()
-    whole_root = paths is None or skip_unreadable
     if paths is None:
         files = ws.root_files()
     else:
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         # One file named twice (``app.py`` and ``./app.py``) is checked once.
-        files = list(dict.fromkeys(ws.file(path) for path in paths))
+        files = ws.files_of(paths)
     items: list[Diagnostic] = []
     statuses: dict[str, FileStatus] = {}
     for start in range(0, len(files), max(1, ws.max_open_files)):
         batch = files[start : start + max(1, ws.max_open_files)]
         opened_here = [f for f in batch if ws.paths.uri(f) not in ws._open]
-        await _check(ws, batch, deadline, items, statuses, skip_unreadable=whole_root)
+        await _check(ws, batch, deadline, items, statuses)
         if len(files) > ws.max_open_files:
             for path in opened_here:
                 await ws.close(path)
@@ -118,7 +114,7 @@ async def diagnostics(
     reasons = [s.reason for s in statuses.values() if not s.complete]
     reason: FileReason | None = None
     wanted: FileReason
-    for wanted in ("server_crashed", "timeout", "unsupported"):
+    for wanted in ("server_crashed", "timeout", "not_utf8", "unsupported"):
         if wanted in reasons:
             reason = wanted
             break
@@ -131,14 +127,9 @@ async def _check(
     deadline: float,
     items: list[Diagnostic],
     statuses: dict[str, FileStatus],
-    *,
-    skip_unreadable: bool = False,
 ) -> None:
-    """Open ``files``, wait for their final diagnostics, and add them to ``items``.
-
-    With ``skip_unreadable`` (the whole root), a file that is not UTF-8 text is reported
-    as not checked (``unsupported``) instead of failing the others.
-    """
+    """Open ``files``, wait for their final diagnostics, and add them to ``items``. A file
+    that is not UTF-8 text is reported as not checked (``not_utf8``); the others are."""
     wanted: list[tuple[ServerHandle, str, Path]] = []
     for path in files:
         shown = ws.paths.relative(path)
@@ -147,10 +138,8 @@ async def _check(
         except HandshakeTimeout:
             statuses[shown] = FileStatus(False, "timeout")
             continue
-        except ValueError:
-            if not skip_unreadable:
-                raise
-            statuses[shown] = FileStatus(False, "unsupported")
+        except NotUtf8Error:
+            statuses[shown] = FileStatus(False, "not_utf8")
             continue
         if not handles:
             statuses[shown] = FileStatus(False, "unsupported")
@@ -163,14 +152,18 @@ async def _check(
     ]
     try:
         await _wait_final(ws, wanted, deadline)
+        # Every status is read at the moment the wait ended, before anything else can
+        # arrive (the pulls end after this, and may be answered meanwhile).
+        now = time.monotonic()
+        final = [
+            (handle, uri, path, handle.finality.status(uri, now)) for handle, uri, path in wanted
+        ]
     finally:
         for task in pulls:
             task.cancel()
         await asyncio.gather(*pulls, return_exceptions=True)
-    now = time.monotonic()
-    for handle, uri, path in wanted:
+    for handle, uri, path, status in final:
         shown = ws.paths.relative(path)
-        status = handle.finality.status(uri, now)
         session = handle.live
         encoding = check_encoding((session.position_encoding if session else None) or "utf-16")
         for item in status.items:
@@ -197,39 +190,54 @@ async def _check(
 
 
 async def _pull_all(handle: ServerHandle, uris: list[str], deadline: float) -> None:
-    """Pull the documents of a server that answers pulls, a few at a time."""
+    """Pull the documents of a server that answers pulls, a few at a time; pulled again
+    when the server asks for it (``workspace/diagnostic/refresh``) before the wait ends."""
     limit = asyncio.Semaphore(PULLS_AT_ONCE)
 
     async def pull(uri: str) -> None:
-        async with limit:
-            session = handle.live
-            while session is not None and uri in session.documents:
-                if not session.supports("textDocument/diagnostic", uri):
-                    # A server may register pulls later (basedpyright on a busy machine):
-                    # wait for that within the deadline, while its pushes count meanwhile.
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        return
-                    if not await session.wait_for_capability(
-                        "textDocument/diagnostic", uri, timeout=left
-                    ):
-                        return
-                    continue
-                version = session.documents[uri].version
+        while True:
+            refreshes = handle.refreshes
+            async with limit:
+                if not await _pull_one(handle, uri, deadline):
+                    return
+            # Until the wait ends (which cancels this), a refresh asks for it again.
+            while handle.refreshes == refreshes:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
-                try:
-                    result = await session.document_diagnostics(uri, timeout=left)
-                except StaleResultError:
-                    continue  # the text changed meanwhile: pull the new one
-                except LspError:
-                    return  # a crash or a refusal: the wait reports it
-                handle.finality.pulled(uri, version, list(result), time.monotonic())
-                handle.changed.fire()
-                return
+                await handle.refreshed.wait(left)
 
     await asyncio.gather(*(pull(uri) for uri in uris))
+
+
+async def _pull_one(handle: ServerHandle, uri: str, deadline: float) -> bool:
+    """Pull one document until an answer for its current version came; False when none
+    will (no pulls, a crash, a refusal, the deadline)."""
+    session = handle.live
+    while session is not None and uri in session.documents:
+        if not session.supports("textDocument/diagnostic", uri):
+            # A server may register pulls later (basedpyright on a busy machine): wait
+            # for that within the deadline, while its pushes count meanwhile.
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if not await session.wait_for_capability("textDocument/diagnostic", uri, timeout=left):
+                return False
+            continue
+        version = session.documents[uri].version
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        try:
+            result = await session.document_diagnostics(uri, timeout=left)
+        except StaleResultError:
+            continue  # the text changed meanwhile: pull the new one
+        except LspError:
+            return False  # a crash or a refusal: the wait reports it
+        handle.finality.pulled(uri, version, list(result), time.monotonic())
+        handle.changed.fire()
+        return True
+    return False
 
 
 async def _wait_final(
@@ -238,26 +246,88 @@ async def _wait_final(
     """Sleep until every wanted document's diagnostics are final, or the deadline.
 
     Each wake looks only at the documents still waiting (a final one leaves the list), and
-    sleeps until the earliest of their settle windows ends or a server says something.
+    sleeps until the earliest of their settle windows ends or a server says something. A
+    document of a server that stays silent when nothing changed (its spec names a
+    ``diagnostics_probe``) is asked about directly once it has been silent for the server's
+    settle window.
     """
-    waiting = [(handle, uri) for handle, uri, _ in wanted]
-    while True:
-        now = time.monotonic()
-        still: list[tuple[ServerHandle, str]] = []
-        wake = deadline
-        for handle, uri in waiting:
-            if handle.state == "crashed":
+    waiting = [(handle, uri, path) for handle, uri, path in wanted]
+    probes: dict[tuple[int, str, int], asyncio.Task[None]] = {}
+    try:
+        while True:
+            now = time.monotonic()
+            still: list[tuple[ServerHandle, str, Path]] = []
+            wake = deadline
+            for handle, uri, path in waiting:
+                if handle.state == "crashed":
+                    continue
+                status = handle.finality.status(uri, now)
+                if status.final:
+                    continue
+                still.append((handle, uri, path))
+                if status.recheck_at is not None and status.recheck_at < wake:
+                    wake = status.recheck_at
+                silent = (
+                    handle.finality.silent_since(uri) if handle.spec.diagnostics_probe else None
+                )
+                if silent is not None:
+                    version, since = silent
+                    ask_at = since + handle.spec.settle
+                    key = (id(handle), uri, version)
+                    if now >= ask_at and key not in probes:
+                        probes[key] = asyncio.ensure_future(_probe(handle, uri, path, version))
+                    elif ask_at < wake:
+                        wake = ask_at
+            waiting = still
+            if now >= deadline:
+                return
+            if not waiting:
+                # Final at the same moment, all of them: one that got another report for
+                # its version since it was final is waited for again.
+                waiting = [
+                    (handle, uri, path)
+                    for handle, uri, path in wanted
+                    if handle.state != "crashed" and not handle.finality.status(uri, now).final
+                ]
+                if not waiting:
+                    return
                 continue
-            status = handle.finality.status(uri, now)
-            if status.final:
-                continue
-            still.append((handle, uri))
-            if status.recheck_at is not None and status.recheck_at < wake:
-                wake = status.recheck_at
-        waiting = still
-        if not waiting or now >= deadline:
+            await ws.changed.wait(max(0.0, wake - now))
+    finally:
+        for task in probes.values():
+            task.cancel()
+        await asyncio.gather(*probes.values(), return_exceptions=True)
+
+
+async def _probe(handle: ServerHandle, uri: str, path: Path, version: int) -> None:
+    """Ask a silent server directly (its spec's ``diagnostics_probe``); every answer empty is
+    a final empty report for ``version``. Anything else leaves the wait to its pushes."""
+    probe = handle.spec.diagnostics_probe
+    session = handle.live
+    if probe is None or session is None:
+        return
+    for arguments in probe["arguments"]:
+        filled = _fill(arguments, str(path))
+        try:
+            answer = await session.execute_command(probe["command"], filled)
+        except LspError:
             return
-        await ws.changed.wait(max(0.0, wake - now))
+        body = answer.get(probe["empty"]) if isinstance(answer, dict) else None
+        if body != []:
+            return
+    handle.finality.pulled(uri, version, [], time.monotonic())
+    handle.changed.fire()
+
+
+def _fill(value: Any, path: str) -> Any:
+    """``value`` with ``{path}`` in its strings replaced by ``path``."""
+    if isinstance(value, str):
+        return value.replace("{path}", path)
+    if isinstance(value, list):
+        return [_fill(item, path) for item in value]
+    if isinstance(value, dict):
+        return {key: _fill(item, path) for key, item in value.items()}
+    return value
 
 
 # -- an edit and its delta -------------------------------------------------------------------

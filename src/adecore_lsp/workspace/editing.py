@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,9 +37,11 @@ Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 
 def _paths(ws: Workspace, paths: Paths) -> list[Path]:
+    """The files to format or fix: each file given, and the files of each folder given that
+    a server of this workspace takes."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    return [ws.file(path) for path in paths]
+    return [path for path in ws.files_of(paths) if ws.takes(path)]
 
 
 def _texts(ws: Workspace, edit: Any) -> tuple[dict[str, str | None], list[str]]:
@@ -100,13 +103,16 @@ def _encoding(session: LspSession) -> str:
 async def rename(ws: Workspace, target: Target, new_name: str) -> EditPlan:
     if not new_name or not isinstance(new_name, str):
         raise ValueError(f"a new name must be a non-empty string, not {new_name!r}")
-    await prepare_whole(ws)
+    complete, reason, _timed_out = await prepare_whole(ws)
     path, offset, _symbol = await target_offset(ws, target)
     with ws.collecting(ws.handles_for(path)) as sent:
         _handle, session, edit = await ws.first_answer(
             path, "textDocument/rename", lambda s, uri: s.rename(uri, offset, new_name)
         )
-    plan = make_plan(ws, [(edit, _encoding(session)), *sent])
+    # Asked with only max_open_files of the root's files open, the server may miss some.
+    plan = replace(
+        make_plan(ws, [(edit, _encoding(session)), *sent]), complete=complete, reason=reason
+    )
     if not plan.files and not plan.file_ops:
         raise EmptyEditError(
             str(target),

@@ -21,16 +21,20 @@ from pathlib import Path
 __all__: list[str] = []
 
 SKIPPED_FOLDERS = frozenset(
-    {".venv", "venv", "node_modules", "build", "dist", ".git", "__pycache__"}
+    {".venv", "venv", "node_modules", "build", "dist", ".git", "__pycache__", ".ipynb_checkpoints"}
 )
 
 
 @dataclass(frozen=True)
 class DiskState:
-    """What a file was on disk when last read: its size and modification time."""
+    """What a file was on disk when last read: its size, modification time and status-change
+    time. ``st_ctime`` is what a rewrite that restores the modification time (``cp -p``,
+    ``rsync -t``, ``tar x``, an editor keeping times) cannot set back; it also moves with a
+    ``chmod``, which costs one needless read at worst."""
 
     size: int
     mtime_ns: int
+    ctime_ns: int
 
     @classmethod
     def of(cls, path: Path) -> DiskState | None:
@@ -38,7 +42,7 @@ class DiskState:
             status = path.stat()
         except OSError:
             return None
-        return cls(status.st_size, status.st_mtime_ns)
+        return cls(status.st_size, status.st_mtime_ns, status.st_ctime_ns)
 
 
 def is_file(path: Path) -> bool:
@@ -46,29 +50,37 @@ def is_file(path: Path) -> bool:
     return path.is_file()
 
 
+class NotUtf8Error(ValueError):
+    """A file that is not UTF-8 text: no server reads it as code, and it is reported as not
+    checked (``not_utf8``) rather than failing the files around it."""
+
+
 def read_text(path: Path) -> str:
     """A file's text as UTF-8, with its line endings as they are.
 
     Raises:
-        ValueError: a file that is not UTF-8 text, naming it.
+        NotUtf8Error: a file that is not UTF-8 text, naming it (a ``ValueError``).
         OSError: a file that cannot be read (``FileNotFoundError`` when it is missing).
     """
     data = path.read_bytes()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ValueError(f"{path} is not UTF-8 text: {error}") from None
+        raise NotUtf8Error(f"{path} is not UTF-8 text: {error}") from None
 
 
-def root_files(root: Path, wanted: Callable[[Path], bool]) -> list[Path]:
+def root_files(root: Path, wanted: Callable[[Path], bool], under: Path | None = None) -> list[Path]:
     """The files under ``root`` that ``wanted`` accepts, ignored ones and skipped folders left
-    out, sorted by path."""
+    out, sorted by path; with ``under`` (a folder in the root), only those inside it."""
     listed = _git_files(root)
     candidates = listed if listed is not None else _walk(root)
+    inside = None if under is None or under == root else under.relative_to(root).parts
     return sorted(
         path
         for path in candidates
-        if not SKIPPED_FOLDERS.intersection(path.relative_to(root).parts[:-1]) and wanted(path)
+        if not SKIPPED_FOLDERS.intersection(parts := path.relative_to(root).parts[:-1])
+        and (inside is None or parts[: len(inside)] == inside)
+        and wanted(path)
     )
 
 

@@ -34,7 +34,7 @@ T = TypeVar("T")
 
 Severity = Literal["error", "warning", "information", "hint"]
 ResultReason = Literal["not_ready", "timeout", "too_many_files"]
-FileReason = Literal["timeout", "server_crashed", "unsupported"]
+FileReason = Literal["timeout", "server_crashed", "unsupported", "not_utf8"]
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class DiagnosticsReport:
     items: list[Diagnostic]
     files: dict[str, FileStatus]
     complete: bool
-    reason: Literal["timeout", "server_crashed", "unsupported"] | None = None
+    reason: FileReason | None = None
 
 
 @dataclass(frozen=True)
@@ -206,9 +206,11 @@ class FileOperation:
 class EditPlan:
     """A workspace edit as a preview: nothing is written until ``Workspace.apply(plan)``.
 
-    ``files`` maps each changed path to its :class:`FileEdit`, ``file_ops`` lists creates,
-    renames and deletes, ``diff`` is one unified diff of every file (``a/`` and ``b/``
-    paths), ``raw`` the ``WorkspaceEdit``.
+    ``files`` maps each changed path to its :class:`FileEdit` (in path order), ``file_ops``
+    lists creates, renames and deletes, ``diff`` is one unified diff of every file (``a/``
+    and ``b/`` paths, in path order), ``raw`` the ``WorkspaceEdit``. ``complete`` is
+    ``False`` when the plan may miss files: ``reason`` ``"too_many_files"`` when the server
+    was asked with only ``max_open_files`` of the root's files open.
     """
 
     files: dict[str, FileEdit]
@@ -218,6 +220,8 @@ class EditPlan:
     # The text of each file the plan was made from (None: it did not exist), which the
     # files must still hold when the plan is applied.
     snapshot: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+    complete: bool = True
+    reason: ResultReason | None = None
 
     @property
     def changed_files(self) -> list[str]:

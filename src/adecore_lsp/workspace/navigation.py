@@ -35,9 +35,6 @@ __all__: list[str] = []
 READY_ALREADY = 0.05
 """A readiness wait shorter than this means the server was ready when it answered."""
 
-SYMBOL_RETRY = 0.2
-"""How often an empty ``workspace/symbol`` answer is asked again within the grace."""
-
 _LOCATION_METHODS = {
     "definition": "textDocument/definition",
     "type_definition": "textDocument/typeDefinition",
@@ -167,8 +164,10 @@ async def resolve(ws: Workspace, target: Target) -> Symbol:
                 parsing.describe_miss(tree, parsed.names, parsed.index, where)
                 + _top_level(tree, where),
             )
-        return _one(target, found)
-    return await _by_name(ws, target, parsed)
+        return one(target, found)
+    from .search import by_name
+
+    return await by_name(ws, target, parsed)
 
 
 async def _symbol_at(ws: Workspace, path: Path, offset: int, shown: str) -> Symbol:
@@ -190,7 +189,7 @@ def _top_level(tree: list[Any], where: str) -> str:
     return f"; its top-level symbols: {', '.join(names)}{more}"
 
 
-def _one(target: str, found: list[Symbol]) -> Symbol:
+def one(target: str, found: list[Symbol]) -> Symbol:
     if len(found) == 1:
         return found[0]
     candidates = []
@@ -205,68 +204,6 @@ def _one(target: str, found: list[Symbol]) -> Symbol:
             (symbol.kind, f"{symbol.location.path}#{symbol.name_path}{suffix}", symbol.location)
         )
     raise AmbiguousTargetError(target, candidates)
-
-
-async def _by_name(ws: Workspace, target: str, parsed: parsing.NameTarget) -> Symbol:
-    await prepare_whole(ws)
-    hits = await _workspace_symbols(ws, parsed.names[-1])
-    files: dict[str, None] = {}
-    for hit in hits:
-        where = hit.get("location")
-        if hit.get("name") == parsed.names[-1] and isinstance(where, Mapping):
-            uri = where.get("uri")
-            if isinstance(uri, str) and uri.startswith("file:"):
-                files[uri] = None
-    found: list[Symbol] = []
-    for uri in files:
-        path = ws.paths.absolute(ws.paths.display(uri))
-        if not is_file(path):
-            continue
-        try:
-            session, tree = await outline(ws, path)
-        except TargetNotFoundError:
-            continue
-        own = ws.paths.uri(path)
-        for match in parsing.find_in_outline(tree, parsed.names, anchored=False):
-            found.append(
-                to_symbol(ws, session, own, match.symbol, match.name_path, match.container)
-            )
-    if parsed.index is not None:
-        found = found[parsed.index : parsed.index + 1]
-    if not found:
-        raise TargetNotFoundError(
-            target,
-            f"no symbol named {parsed.name_path} was found in the workspace "
-            f"({len(hits)} workspace/symbol hit{'s' * (len(hits) != 1)} for {parsed.names[-1]!r}, "
-            "none with that exact name path)",
-        )
-    return _one(target, found)
-
-
-async def _workspace_symbols(ws: Workspace, query: str) -> list[Any]:
-    """``workspace/symbol`` from the first server that answers it; an empty answer within a
-    server's ``progress_grace`` after its handshake is asked again (indexing)."""
-    handles = [h for h in ws.started() if h.state == "running"]
-    if not handles:
-        raise TargetNotFoundError(query, "no language server is running for this workspace")
-    try:
-        handle, session, hits = await ws.ask(
-            handles, "workspace/symbol", lambda s: s.workspace_symbols(query)
-        )
-    except LspError as error:
-        if error.code == ErrorCodes.MethodNotFound:
-            raise TargetNotFoundError(
-                query,
-                f"no server of this workspace answers workspace/symbol, so a bare name "
-                f"({query}) cannot be found; give path#{query} instead",
-            ) from None
-        raise
-    loop = asyncio.get_running_loop()
-    ready_at = session.ready_at or loop.time()
-    while not hits and loop.time() < ready_at + handle.spec.progress_grace:
-        await asyncio.sleep(SYMBOL_RETRY)
-        hits = await session.workspace_symbols(query)
-    return list(hits)
 
 
 async def prepare_whole(ws: Workspace) -> tuple[bool, ResultReason | None, bool]:
@@ -330,7 +267,13 @@ async def locations(ws: Workspace, target: Target, kind: str) -> Results[Locatio
             )
     encoding: Any = session.position_encoding or "utf-16"
     result = Results(
-        location(ws.paths, ws.texts, item["uri"], item["range"], encoding, item) for item in found
+        sorted(
+            dict.fromkeys(
+                location(ws.paths, ws.texts, item["uri"], item["range"], encoding, item)
+                for item in found
+            ),
+            key=place_order,
+        )
     )
     if not result and timed_out:
         result.complete, result.reason = False, "not_ready"
@@ -366,9 +309,15 @@ async def references(
             continue
         container = await _container(ws, outlines, item, place)
         result.append(Reference(place, container, _context(ws, item["uri"], place.line, context)))
+    result.sort(key=lambda reference: place_order(reference.location))
     if not result and timed_out:
         result.complete, result.reason = False, "not_ready"
     return result
+
+
+def place_order(place: Location) -> tuple[str, int, int, int, int]:
+    """Places in path, line, column order, whatever order the server answered in."""
+    return place.path, place.line, place.column, place.end_line, place.end_column
 
 
 def _at(ws: Workspace, path: Path, offset: int) -> Location:
@@ -408,37 +357,6 @@ def _context(ws: Workspace, uri: str, line: int, context: int) -> tuple[str, ...
 
 
 # -- search, calls, hover ----------------------------------------------------------------------
-
-
-async def find(ws: Workspace, query: str, limit: int) -> Results[Symbol]:
-    complete, reason, timed_out = await prepare_whole(ws)
-    hits = await _workspace_symbols(ws, query)
-    handles = [h for h in ws.started() if h.state == "running"]
-    session = await handles[0].session()
-    encoding: Any = session.position_encoding or "utf-16"
-    result: Results[Symbol] = Results(complete=complete, reason=reason)
-    for hit in hits[:limit]:
-        where = hit.get("location") or {}
-        uri = where.get("uri", "")
-        whole = where.get("range") or {
-            "start": {"line": 0, "character": 0},
-            "end": {"line": 0, "character": 0},
-        }
-        container = hit.get("containerName") or None
-        result.append(
-            Symbol(
-                name=hit["name"],
-                name_path=f"{container}/{hit['name']}" if container else hit["name"],
-                kind=parsing.symbol_kind_name(hit.get("kind", 0)),
-                location=location(ws.paths, ws.texts, uri, whole, encoding, hit),
-                range_lines=(whole["start"]["line"] + 1, whole["end"]["line"] + 1),
-                container=container,
-                raw=hit,
-            )
-        )
-    if not result and timed_out:
-        result.complete, result.reason = False, "not_ready"
-    return result
 
 
 async def calls(ws: Workspace, target: Target, *, incoming: bool) -> Results[Symbol]:
@@ -482,6 +400,7 @@ async def calls(ws: Workspace, target: Target, *, incoming: bool) -> Results[Sym
                 raw=item,
             )
         )
+    result.sort(key=lambda symbol: place_order(symbol.location))
     return result
 
 

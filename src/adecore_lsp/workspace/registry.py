@@ -30,9 +30,9 @@ __all__ = ["Registry", "ServerSpec"]
 
 READINESS_SOURCES = ("server_status", "progress", "registration", "none")
 
-_LIST_FIELDS = ("command", "root_markers", "sidecars", "notes", "executables")
+_LIST_FIELDS = ("command", "root_markers", "sidecars", "notes", "executables", "version_command")
 _STR_MAP_FIELDS = ("languages", "env")
-_BOOL_FIELDS = ("pull_diagnostics", "indexes_root", "empty_configuration")
+_BOOL_FIELDS = ("pull_diagnostics", "indexes_root", "empty_configuration", "settings_at_start")
 _STR_FIELDS = ("install", "description", "readiness")
 
 
@@ -77,17 +77,33 @@ class ServerSpec:
     indexes_root: bool = False
     sidecars: list[str] = field(default_factory=list)
     empty_configuration: bool = False
+    settings_at_start: bool = False
+    """The server reads ``settings`` from ``initializationOptions.settings`` (ruff), not
+    only from ``workspace/configuration``: they are sent there too."""
     position_encodings: list[str] | None = None
     shutdown_timeout: float | None = None
     description: str = ""
     notes: list[str] = field(default_factory=list)
     executables: list[str] = field(default_factory=list)
+    version_command: list[str] = field(default_factory=list)
+    """The argv that prints the server's version where its ``serverInfo`` has none
+    (``basedpyright --version``); its program is looked for beside the server's own first."""
+    diagnostics_probe: dict[str, Any] | None = None
+    """How to ask a server that stays silent when a file's diagnostics stay as they were:
+    ``{"command": ..., "arguments": [[...], ...], "empty": key}``: one
+    ``workspace/executeCommand`` per arguments list (``{path}`` in a string is the file's
+    path); when the answer of each holds an empty list under ``empty``, the file has no
+    diagnostics (typescript-language-server's ``typescript.tsserverRequest``)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id:
             raise ValueError(f"a server's id must be a non-empty str, not {self.id!r}")
         for name in _LIST_FIELDS:
-            self._set(name, self._str_list(name, getattr(self, name)))
+            value = getattr(self, name)
+            if name == "version_command" and not value:
+                self._set(name, [])
+                continue
+            self._set(name, self._str_list(name, value))
         if not self.command:
             raise ValueError(f"server {self.id!r}: command must not be empty")
         if self.position_encodings is not None:
@@ -119,6 +135,8 @@ class ServerSpec:
         self._check_seconds("settle", self.settle, optional=False)
         self._check_seconds("progress_grace", self.progress_grace, optional=False)
         self._check_seconds("shutdown_timeout", self.shutdown_timeout, optional=True)
+        if self.diagnostics_probe is not None:
+            self._check_probe(self.diagnostics_probe)
         if self.readiness not in READINESS_SOURCES:
             self._fail("readiness", f"one of {', '.join(READINESS_SOURCES)}", self.readiness)
         if self.ready_registration is not None and not (
@@ -151,6 +169,21 @@ class ServerSpec:
                 return found
             dot = name.find(".", dot + 1)
         return None
+
+    def _check_probe(self, probe: object) -> None:
+        expected = 'a table {command = "...", arguments = [[...]], empty = "key"}'
+        if not isinstance(probe, Mapping) or set(probe) != {"command", "arguments", "empty"}:
+            self._fail("diagnostics_probe", expected, probe)
+        arguments = probe["arguments"]
+        if (
+            not isinstance(probe["command"], str)
+            or not isinstance(probe["empty"], str)
+            or not isinstance(arguments, list)
+            or not arguments
+            or not all(isinstance(item, list) for item in arguments)
+        ):
+            self._fail("diagnostics_probe", expected, probe)
+        self._set("diagnostics_probe", _copy_json(dict(probe)))
 
     def _set(self, name: str, value: object) -> None:
         object.__setattr__(self, name, value)
@@ -452,7 +485,11 @@ class Registry:
         if found is not None:
             return found
         program = spec.command[0]
-        if root is not None and trusted is not True:
+        if root is not None and trusted is None:
+            from .trust import is_trusted
+
+            trusted = is_trusted(root)
+        if root is not None and not trusted:
             inside = self.inside_root(spec, root)
             if inside is not None:
                 from .trust import ADVICE
@@ -462,13 +499,14 @@ class Registry:
                     spec.install,
                     detail=f"only {inside} has it, inside a root that is not trusted; {ADVICE}",
                 )
+        scripts = sysconfig.get_path("scripts") or "adecore-lsp's own environment"
         if os.path.isabs(program) or "/" in program or os.sep in program:
             detail = f"{program} is not an executable file"
-        elif root is None:
-            detail = f"no {program} on PATH"
+        elif root is None or not trusted:
+            detail = f"no {program} on PATH or in {scripts}"
         else:
             places = ", ".join(str(folder) for folder in _local_bin_dirs(Path(root)))
-            detail = f"no {program} in {places} or on PATH"
+            detail = f"no {program} in {places}, on PATH or in {scripts}"
         raise ServerNotFoundError(spec.id, spec.install, detail=detail)
 
     def for_project(

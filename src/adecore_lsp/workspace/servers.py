@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import os
+import shutil
 import signal
 import time
 import weakref
@@ -149,6 +150,7 @@ class ServerHandle:
         progress: list[Callable[[str, Any], object]] | None = None,
         connect: Connect | None = None,
         on_apply_edit: Callable[[ServerHandle, Any], JSONObject] | None = None,
+        on_registered: Callable[[str], None] | None = None,
     ) -> None:
         self.spec = spec
         self.root = root
@@ -160,6 +162,8 @@ class ServerHandle:
         self.progress_listeners = progress if progress is not None else []
         self.connect = connect
         self.on_apply_edit = on_apply_edit
+        self.on_registered = on_registered
+        """Told each method the server registers (or refreshes) a capability of."""
         self.state: str = "stopped"
         self.restarts = 0
         self.process: ServerConnection | None = None
@@ -173,6 +177,13 @@ class ServerHandle:
         self._stopping = False
         self._last_stderr = ""
         self._watcher: asyncio.Task[None] | None = None
+        self.crash_reason: str | None = None
+        """Why the server was taken for crashed, beyond its exit: a framing error when it
+        wrote something other than LSP on its stdout."""
+        self._version: asyncio.Future[str | None] | None = None
+        self.refreshes = 0
+        """How many times the server asked for its diagnostics again, or registered pulls."""
+        self.refreshed = Signal()
 
     def _new_readiness(self, now: float) -> ReadinessTracker:
         spec = self.spec
@@ -303,7 +314,7 @@ class ServerHandle:
         options: dict[str, Any] = {
             "root_uri": path_to_uri(self.root),
             "configuration": spec.settings,
-            "initialization_options": spec.initialization_options,
+            "initialization_options": _initialization_options(spec),
             # A server's workspace/applyEdit joins the plan being made (rename, format,
             # fix) and is refused at any other time: the workspace decides, never the session.
             "on_apply_edit": self._apply_edit,
@@ -313,7 +324,15 @@ class ServerHandle:
             "timeout": self.timeout,
         }
         capabilities: dict[str, Any] = {
-            "workspace": {"workspaceEdit": {"failureHandling": "transactional"}}
+            "workspace": {
+                "workspaceEdit": {"failureHandling": "transactional"},
+                # Servers then register file watchers (basedpyright does only then), and the
+                # workspace tells them of files created, changed and deleted under the root.
+                "didChangeWatchedFiles": {
+                    "dynamicRegistration": True,
+                    "relativePatternSupport": True,
+                },
+            }
         }
         if spec.pull_diagnostics:
             capabilities["textDocument"] = {
@@ -362,9 +381,16 @@ class ServerHandle:
             self.changed.fire()
 
         def registered(method: str) -> None:
+            if method == "textDocument/diagnostic":
+                # A refresh (or a new registration): pull answers are outdated, ask again.
+                self.finality.refreshed()
+                self.refreshes += 1
+                self.refreshed.fire()
             if session.supports(method):
                 self.readiness.registered(method, now())
-                self.changed.fire()
+            if self.on_registered is not None:
+                self.on_registered(method)
+            self.changed.fire()
 
         def pushed(params: Any) -> None:
             if not isinstance(params, Mapping) or not isinstance(params.get("uri"), str):
@@ -398,6 +424,12 @@ class ServerHandle:
         if self._stopping or self.process is not process or self.state == "crashed":
             return
         self._last_stderr = "\n".join(process.stderr_lines[-STDERR_QUOTED:])
+        reason = getattr(process.transport, "close_reason", None)
+        self.crash_reason = (
+            f"it wrote something other than LSP on its stdout: {reason}"
+            if isinstance(reason, FramingError)
+            else None
+        )
         self._crashes.append(time.monotonic())
         self.state = "crashed"
         self.live = None
@@ -467,12 +499,21 @@ class ServerHandle:
             return error
         lines = self._last_stderr
         quoted = f"\nits last stderr lines:\n{lines}" if lines else ""
+        why = self.crash_reason or error.message
         translated = LspError(
-            ErrorCodes.InternalError,
-            f"the language server {self.spec.id} crashed: {error.message}{quoted}",
+            ErrorCodes.InternalError, f"the language server {self.spec.id} crashed: {why}{quoted}"
         )
         translated.__cause__ = error
         return translated
+
+    async def version(self) -> str | None:
+        """What the spec's ``version_command`` prints (run once, for servers whose
+        ``serverInfo`` carries no version), or ``None``."""
+        if not self.spec.version_command or self.connect is not None:
+            return None
+        if self._version is None:
+            self._version = asyncio.ensure_future(version_of(self.spec, self.executable))
+        return await asyncio.shield(self._version)
 
     def status(self) -> ServerStatus:
         process = self.process
@@ -519,6 +560,56 @@ class ServerHandle:
         if process is not None:
             return "\n".join(process.stderr_lines[-STDERR_QUOTED:])
         return self._last_stderr
+
+
+VERSION_WAIT = 5.0
+"""How long a server's ``--version`` may take."""
+
+
+async def version_of(spec: ServerSpec, executable: str) -> str | None:
+    """The server's version as its executable says it: the first word that looks like a
+    version in what the spec's ``version_command`` prints (its program taken from beside
+    ``executable`` first, then from ``PATH``), else in ``executable --version``."""
+    if spec.version_command:
+        program, *rest = spec.version_command
+        beside = os.path.join(os.path.dirname(executable), program)
+        executable = beside if os.access(beside, os.X_OK) else (shutil.which(program) or "")
+    else:
+        rest = ["--version"]
+    if not executable:
+        return None
+    try:
+        process = await asyncio.create_subprocess_exec(
+            executable,
+            *rest,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return None
+    try:
+        out, _ = await asyncio.wait_for(process.communicate(), VERSION_WAIT)
+    except asyncio.TimeoutError:
+        kill_group_now(process.pid)  # its own process group, children and all
+        await process.wait()
+        return None
+    if process.returncode != 0:
+        return None
+    for word in out.decode("utf-8", "replace").split():
+        word = word.lstrip("v")
+        if word[:1].isdigit():
+            return word
+    return None
+
+
+def _initialization_options(spec: ServerSpec) -> dict[str, Any] | None:
+    """The spec's ``initialization_options``, with its ``settings`` under ``settings`` for a
+    server that reads them at the start (``settings_at_start``)."""
+    if not spec.settings_at_start or not spec.settings:
+        return spec.initialization_options
+    return {**(spec.initialization_options or {}), "settings": spec.settings}
 
 
 def _status(code: int) -> str:

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import functools
 import os
+import time
 import warnings
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
-from ..errors import ErrorCodes, LspError, ServerNotFoundError, WorkspaceClosedError
+from ..errors import (
+    ErrorCodes,
+    LspError,
+    RequestTimeoutError,
+    ServerNotFoundError,
+    WorkspaceClosedError,
+)
+from ..protocol.capabilities.watchers import CHANGED, CREATED, DELETED, watched_changes
 from ..session import LspSession
 from ..types import Disposable, JSONObject
 from ..write_path import WriteSet, recover
@@ -74,6 +82,10 @@ Target = str | Location
 """A target: ``path:LINE[:COL]``, ``path#Name/path[k]``, a bare name, or a Location."""
 
 _WATCHED = "workspace/didChangeWatchedFiles"
+
+TREE_INTERVAL = 1.0
+"""The least seconds between two looks at the root's files for what was created, changed
+or deleted (for the servers that watch files)."""
 
 
 @dataclass
@@ -159,6 +171,8 @@ class Workspace:
         self._closed = False
         self._progress_listeners: list[Callable[[str, Any], object]] = []
         self._collectors: list[_Collector] = []
+        self._tree: dict[Path, DiskState | None] | None = None
+        self._tree_at = 0.0
 
     def _notice(self, ignored: list[str]) -> str | None:
         """What an untrusted root ignored, in one message with the advice; ``None`` if
@@ -257,6 +271,21 @@ class Workspace:
             return bool(specs)
         return any(self.which(spec) is not None for spec in specs)
 
+    def missing_server(self, path: Path) -> ServerNotFoundError | None:
+        """Why no installed server takes ``path`` when one that is not installed would:
+        its id and install hint; ``None`` when no server would take it at all."""
+        try:
+            specs = self.specs_for(path)
+        except ServerNotFoundError as error:
+            return error
+        for spec in specs:
+            if self.which(spec) is None:
+                try:
+                    self.registry.require(spec, self.root, trusted=self.trusted)
+                except ServerNotFoundError as error:
+                    return error
+        return None
+
     def handles_for(self, path: Path) -> list[ServerHandle]:
         """The server handles for ``path`` (made, not started).
 
@@ -289,6 +318,7 @@ class Workspace:
                     progress=self._progress_listeners,
                     connect=self._connect,
                     on_apply_edit=self._server_edit,
+                    on_registered=self._registered,
                 )
                 self._handles[key] = handle
             handles.append(handle)
@@ -421,8 +451,10 @@ class Workspace:
     @_when_open
     async def sync_disk(self) -> None:
         """Send the servers the new text of every open file that changed on disk (an update
-        not yet saved is kept), and ``didChangeWatchedFiles`` where they registered for it."""
-        changes: list[tuple[str, int]] = []
+        not yet saved is kept), and ``didChangeWatchedFiles`` for those and for the files
+        created, changed or deleted under the root since the last look, to the servers
+        whose watchers match."""
+        changes: list[tuple[Path, int]] = []
         for uri, known in list(self._open.items()):
             if known.unsaved:
                 continue
@@ -431,7 +463,7 @@ class Workspace:
                 continue
             if disk is None:
                 await self.close(known.path)
-                changes.append((uri, 3))
+                changes.append((known.path, DELETED))
                 continue
             try:
                 text = read_text(known.path)
@@ -441,36 +473,98 @@ class Workspace:
                 await self.close(known.path)
                 continue
             known.disk = disk
-            changes.append((uri, 2))
+            changes.append((known.path, CHANGED))
             if text != known.text:
                 known.text = text
                 await self._send(known.path, uri, text)
-        self._notify_watchers(changes)
+        changes.extend(self._tree_changes())
+        self.announce(changes)
+
+    def _registered(self, method: str) -> None:
+        """A server registered ``method``: when it first watches files, the root's files are
+        taken stock of, so that what changes after is told."""
+        if method == _WATCHED and self._tree is None:
+            self._tree = self._scan()
+            self._tree_at = time.monotonic()
+
+    def _scan(self) -> dict[Path, DiskState | None]:
+        return {path: DiskState.of(path) for path in root_files(self.root, lambda _path: True)}
+
+    def _tree_changes(self) -> list[tuple[Path, int]]:
+        """The files created, changed or deleted under the root since the last look, while
+        some server watches files (looked at most once every ``TREE_INTERVAL`` seconds; the
+        stock is taken when a server first watches)."""
+        if self._tree is None:
+            return []
+        now = time.monotonic()
+        if now - self._tree_at < TREE_INTERVAL:
+            return []
+        tree = self._scan()
+        before, self._tree, self._tree_at = self._tree, tree, now
+        found = [(path, CREATED) for path in tree if path not in before]
+        found += [(path, DELETED) for path in before if path not in tree]
+        found += [
+            (path, CHANGED)
+            for path, state in tree.items()
+            if path in before and before[path] != state
+        ]
+        return found
 
     def announce(self, changes: Sequence[tuple[Path, int]]) -> None:
-        """Tell the servers that registered file watchers of files this workspace created
-        (1), changed (2) or deleted (3)."""
-        self._notify_watchers([(self.paths.uri(path), kind) for path, kind in changes])
-
-    def _notify_watchers(self, changes: Sequence[tuple[str, int]]) -> None:
+        """Tell each server whose file watchers want them of the files this workspace saw
+        created (1), changed (2) or deleted (3)."""
         if not changes:
             return
-        events = [{"uri": uri, "type": kind} for uri, kind in changes]
+        unique = list(dict.fromkeys(changes))
+        events = [(self.paths.uri(path), str(path), kind) for path, kind in unique]
         for handle in self._handles.values():
             session = handle.live
-            if session is not None and session.supports(_WATCHED):
-                session.notify(_WATCHED, {"changes": events})
+            if session is None:
+                continue
+            wanted = watched_changes(session.registrations(_WATCHED), events, str(self.root))
+            if wanted:
+                session.notify(_WATCHED, {"changes": wanted})
 
-    def root_files(self) -> list[Path]:
-        """The root's files that an installed server of this workspace takes.
+    def files_of(self, paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
+        """The files ``paths`` name, each once, in order: a file is itself, a folder stands
+        for its files that an installed server of this workspace takes (chosen as for the
+        whole root: ``.gitignore``, ``.venv``, ``node_modules`` ... left out).
+
+        Raises:
+            ValueError: a path that does not exist, or a folder outside the root, naming it.
+            ServerNotFoundError: a folder whose files only a server that is not installed
+                would take.
+        """
+        found: dict[Path, None] = {}
+        for given in paths:
+            full = self.paths.absolute(given)
+            if full.is_dir():
+                if full != self.root and self.root not in full.parents:
+                    raise ValueError(
+                        f"{given} is a folder outside the root {self.root} (give --root "
+                        "to check it there)"
+                    )
+                found.update(dict.fromkeys(self.root_files(full)))
+            elif full.is_file():
+                found[full] = None  # outside the root too: it keeps its absolute path
+            else:
+                raise ValueError(
+                    f"{self.paths.relative(full)} is not a file or a folder "
+                    f"(the root is {self.root})"
+                )
+        return list(found)
+
+    def root_files(self, under: Path | None = None) -> list[Path]:
+        """The root's files (those in the folder ``under``, when given) that an installed
+        server of this workspace takes.
 
         Raises:
             ServerNotFoundError: there are none, but the root has files that a server of
                 this workspace would take if it were installed (never an empty "clean").
         """
-        files = root_files(self.root, self.takes)
+        files = root_files(self.root, self.takes, under)
         if not files:
-            for path in root_files(self.root, self._would_take):
+            for path in root_files(self.root, self._would_take, under):
                 for spec in self._pinned or self.registry.for_path(
                     str(path), self.root, trusted=self.trusted
                 ):
@@ -557,10 +651,11 @@ class Workspace:
 
     @_when_open
     async def find(self, query: str, *, limit: int = 50) -> Results[Symbol]:
-        """Symbols of the whole workspace whose name matches ``query`` (``workspace/symbol``)."""
-        from . import navigation
+        """Symbols of the whole workspace whose name matches ``query`` (``workspace/symbol``),
+        each placed in its file's outline so that ``path#name_path`` is a target for it."""
+        from . import search
 
-        return await navigation.find(self, query, limit)
+        return await search.find(self, query, limit)
 
     @_when_open
     async def callers(self, target: Target) -> Results[Symbol]:
@@ -657,10 +752,7 @@ class Workspace:
                 method, uri, timeout=_grace_left(session)
             ):
                 continue
-            try:
-                result = await call(session)
-            except LspError as error:
-                raise await handle.translate(error) from error
+            result = await _answer(handle, session, call)
             if not non_empty or result:
                 return handle, session, result
             if found is None:
@@ -706,6 +798,31 @@ class Workspace:
     def started(self) -> list[ServerHandle]:
         """The handles of every server made so far, in the order they were made."""
         return list(self._handles.values())
+
+
+RETRIES = 3
+"""How often a request answered ``ContentModified`` or ``RequestCancelled`` by the server is
+asked again: the text moved on under it (another call opened or changed a file), and the
+same question about the new text has an answer."""
+
+RETRY_DELAY = 0.05
+"""Seconds before the first retry; each later one waits as long again more."""
+
+
+async def _answer(handle: ServerHandle, session: LspSession, call: Any) -> Any:
+    """``call(session)``, asked again (a few times) when the server answers that the content
+    was modified or that it cancelled the request; any other failure translated."""
+    for attempt in range(RETRIES + 1):
+        try:
+            return await call(session)
+        except RequestTimeoutError as error:
+            raise await handle.translate(error) from error
+        except LspError as error:
+            retry = error.code in (ErrorCodes.ContentModified, ErrorCodes.RequestCancelled)
+            if not retry or attempt == RETRIES or handle.state != "running":
+                raise await handle.translate(error) from error
+        await asyncio.sleep(RETRY_DELAY * (attempt + 1))
+    raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
 
 def _grace_left(session: LspSession) -> float:

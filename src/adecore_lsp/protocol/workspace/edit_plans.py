@@ -16,7 +16,8 @@ What a plan holds:
   write each file's ``new_text`` at its path.
 - ``operations``: the creates, renames and deletes that do something, in order (one that
   ``ignoreIfExists`` skips is left out), each with the LSP ``options`` as sent.
-- ``diff``: git's format, one block per file in the order the edit first touches it: a
+- ``diff``: git's format, one block per file in path order (the order the server named
+  them in varies between runs): a
   change as ``--- a/<path>`` and ``+++ b/<path>``; a new file from ``/dev/null`` (``new
   file mode``); a deleted one, its text removed, to ``/dev/null`` (``deleted file mode``);
   a rename as ``rename from``/``rename to`` lines, with the changes of its text if any (so
@@ -403,25 +404,28 @@ def plan_edit(
     def show(path: PurePath) -> str:
         return relative(uri_of.get(path) or path.as_uri())
 
-    blocks: list[tuple[int, str]] = []
-    files: list[tuple[int, PlannedFile]] = []
+    blocks: list[tuple[str, int, str]] = []
+    files: list[tuple[str, PlannedFile]] = []
     for path, content in replay.state.items():
         old_path = None if content.origin is None else show(content.origin)
         block = _block(old_path, show(path), content.old, content.text)
-        blocks.append((content.seq, block))
+        blocks.append((show(path), content.seq, block))
         if content.text != content.old:
             uri = uri_of.get(path) or path.as_uri()
             planned = PlannedFile(
                 show(path), uri, old_path, content.old, content.text, block, content.edits
             )
-            files.append((content.seq, planned))
+            files.append((planned.path, planned))
     for content in replay.deleted:
         assert content.origin is not None
-        blocks.append((content.seq, _block(show(content.origin), None, content.old, "")))
-    blocks.sort(key=lambda pair: pair[0])
+        shown = show(content.origin)
+        blocks.append((shown, content.seq, _block(shown, None, content.old, "")))
+    # In path order, whatever order the server named the files in (a warm server and a
+    # cold one answer the same rename in different orders).
+    blocks.sort(key=lambda triple: (triple[0], triple[1]))
     files.sort(key=lambda pair: pair[0])
     return PlannedEdit(
         {planned.path: planned for _seq, planned in files},
         tuple(operations),
-        "".join(block for _seq, block in blocks),
+        "".join(block for _path, _seq, block in blocks),
     )

@@ -30,11 +30,18 @@ not expected, including the ones servers send after ``didClose`` (gopls, fortls 
 rust-analyzer send non-empty ones), are dropped.
 
 **Pull and push together.** One tracker is kept per server. A server in pull mode may push
-too (rust-analyzer pushes cargo check's results beside its pulls): the last push for the
-current version is kept beside the pull answer, and the final items are the pull's followed by
-the push's. Pushes do not make a pull-mode document final, and its finality does not wait for
-them. A pull answer for the current version is final in push mode too: it is the server's
-whole answer for that text.
+too (rust-analyzer pushes cargo check's results beside its pulls; ruff answers pulls and
+pushes the same findings): the last push for the current version is kept beside the pull
+answer, and the final items are the pull's followed by those of the push's that the pull
+does not hold already (same range, severity, code, source and message): each distinct
+diagnostic once. Pushes do not make a pull-mode document final, and its finality does not
+wait for them. A pull answer for the current version is final in push mode too: it is the
+server's whole answer for that text.
+
+**Silence.** Some servers send nothing when a change leaves a file's diagnostics as they were
+(typescript-language-server for a file that stays clean). Silence is never read as clean:
+:meth:`silent_since` says since when a document has heard nothing for its current version,
+so that the workspace can ask such a server directly and feed the answer as a pull.
 
 Final is judged at ``now``, not latched: a new report for the same version, or progress that
 begins again before a versioned report, makes a final document wait again, since the server
@@ -92,18 +99,43 @@ class _Document:
     """The last items known from an earlier version."""
     known_version: int | None = None
     """The version ``known`` came from; None while nothing is known."""
+    expected_at: float = 0.0
+    """When the client sent ``version``."""
 
     def current(self) -> list[Any] | None:
-        """The items received for ``version``, pull's then push's; None when nothing came."""
+        """The items received for ``version``, pull's then those of the push's the pull does
+        not hold (each distinct diagnostic once); None when nothing came."""
         if self.pulled is None and self.pushed is None:
             return None
-        return [*(self.pulled or ()), *(self.pushed or ())]
+        if not self.pulled or not self.pushed:
+            return [*(self.pulled or ()), *(self.pushed or ())]
+        held = {_identity(item) for item in self.pulled}
+        return [*self.pulled, *(item for item in self.pushed if _identity(item) not in held)]
 
     def older(self, version: int, items: list[Any]) -> None:
         """A report for an earlier ``version``: it counts for nothing, but may be last known."""
         if self.known_version is None or version >= self.known_version:
             self.known = list(items)
             self.known_version = version
+
+
+def _identity(item: Any) -> Any:
+    """What makes two diagnostics the same one: range, severity, code, source, message."""
+    if not isinstance(item, dict):
+        return repr(item)
+    where = item.get("range")
+    start = where.get("start", {}) if isinstance(where, dict) else {}
+    end = where.get("end", {}) if isinstance(where, dict) else {}
+    return (
+        start.get("line"),
+        start.get("character"),
+        end.get("line"),
+        end.get("character"),
+        item.get("severity"),
+        repr(item.get("code")),
+        item.get("source"),
+        item.get("message"),
+    )
 
 
 class DiagnosticsFinality:
@@ -143,7 +175,7 @@ class DiagnosticsFinality:
             raise ValueError(f'unknown diagnostics mode {mode!r}; expected "pull" or "push"')
         document = self._documents.get(uri)
         if document is None:
-            self._documents[uri] = _Document(version, mode)
+            self._documents[uri] = _Document(version, mode, expected_at=now)
             return
         if document.version != version:
             current = document.current()
@@ -152,6 +184,7 @@ class DiagnosticsFinality:
             document.version = version
             document.pulled = document.pushed = None
             document.versioned = False
+            document.expected_at = now
         document.mode = mode
 
     def pushed(self, uri: str, version: int | None, items: list[Any], now: float) -> None:
@@ -197,6 +230,16 @@ class DiagnosticsFinality:
             self._progress_ended_at = now
         self._progress = active
 
+    def refreshed(self) -> None:
+        """The server asked for its diagnostics again (``workspace/diagnostic/refresh``:
+        something else changed, a file it imports was deleted): a pull answer no longer
+        makes a document final; it is kept as the last known items until the next pull."""
+        for document in self._documents.values():
+            if document.pulled is not None:
+                document.known = document.current() or []
+                document.known_version = document.version
+                document.pulled = None
+
     def closed(self, uri: str) -> None:
         """The client closed ``uri``: everything about it goes, and later reports are dropped."""
         self._documents.pop(uri, None)
@@ -212,6 +255,14 @@ class DiagnosticsFinality:
         if document is None:
             return FinalityStatus(False, [], True, None)
         return self._status(document, now)
+
+    def silent_since(self, uri: str) -> tuple[int, float] | None:
+        """``(version, when it was sent)`` of ``uri`` while nothing at all has come for that
+        version; None once something did, or for a document not expected."""
+        document = self._documents.get(uri)
+        if document is None or document.current() is not None:
+            return None
+        return document.version, document.expected_at
 
     def pending(self, now: float) -> list[str]:
         """The URIs expected and not final at ``now``, in the order they were first expected."""

@@ -358,6 +358,35 @@ def innermost_at(symbols: Sequence[JSONObject], line: int, character: int) -> Ou
         level = _children(best)
 
 
+def named_at(
+    symbols: Sequence[JSONObject], name: str, line: int, character: int
+) -> OutlineMatch | None:
+    """The innermost symbol called ``name`` whose ``range`` holds the LSP position, or
+    ``None``: what a ``workspace/symbol`` hit at that position is in its file's outline
+    (servers fill ``containerName`` differently, or not at all)."""
+    found: OutlineMatch | None = None
+    for names, symbol in _walk(symbols):
+        if names[-1] != name or not _contains(symbol["range"], line, character):
+            continue
+        if (
+            found is None
+            or len(names) > len(found.names)
+            or (len(names) == len(found.names) and _inner_key(symbol) > _inner_key(found.symbol))
+        ):
+            found = OutlineMatch(symbol, names)
+    return found
+
+
+def target_name_path(symbols: Sequence[JSONObject], match: OutlineMatch) -> str:
+    """``match``'s name path as a target picks it: with ``[k]`` when other symbols share it
+    (overloads), ``k`` its place among them by where their names start."""
+    same = find_in_outline(symbols, match.names)
+    if len(same) < 2:
+        return match.name_path
+    index = next(k for k, other in enumerate(same) if other.symbol is match.symbol)
+    return f"{match.name_path}[{index}]"
+
+
 def _inner_key(symbol: JSONObject) -> tuple[int, int, int, int]:
     start, end = symbol["range"]["start"], symbol["range"]["end"]
     return start["line"], start["character"], -end["line"], -end["character"]

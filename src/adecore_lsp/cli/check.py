@@ -1,0 +1,125 @@
+"""``adecore-lsp check``: the final diagnostics of files, in five formats.
+
+The files are the paths given (files and folders), else the current folder when it lies
+inside the root, else the root; a run that would check nothing exits 2 saying why. The
+text, jsonl and github formats print each batch of files as soon as its findings are final,
+so the first lines come early and memory stays flat however many files there are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from ..workspace import checking
+from ..workspace.model import FileStatus
+from ..workspace.workspace import Workspace
+from . import reports
+from .common import (
+    Shown,
+    crashes,
+    exit_for,
+    incomplete,
+    line_of,
+    reasons_in_words,
+    scope,
+    servers_of,
+)
+from .output import Output, shown_path
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+STREAM_BATCH = 100
+"""Files checked at a time when findings are printed as they come (text, jsonl, github)."""
+
+
+def _read_json(path: str) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"--baseline {path}: {error}") from None
+
+
+def say_unfinished(output: Output, files: dict[str, FileStatus], shown: Shown) -> None:
+    """The stderr line naming the files whose diagnostics are not final, and why."""
+    unfinished = {path: status for path, status in files.items() if not status.complete}
+    if unfinished:
+        why = reasons_in_words(sorted(str(s.reason) for s in unfinished.values()))
+        names = [shown_path(shown.path(path)) for path in sorted(unfinished)]
+        incomplete(output, f"diagnostics not final ({why})", names)
+
+
+async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
+    files, _named = scope(args, ws)
+    shown = Shown.of(args, ws)
+    if args.format in ("text", "jsonl", "github") and not args.baseline:
+        return await _streamed(args, output, ws, files, shown)
+    report = await ws.diagnostics(files, timeout=args.timeout)
+    items = reports.shown(report.items, args.min_severity)
+    if args.baseline:
+        items = reports.without_baseline(items, _read_json(args.baseline))
+    servers = await servers_of(ws)
+    visible = shown.diagnostics(items)
+    if args.format == "text":
+        output.result(reports.text(visible, report, servers))
+    elif args.format == "json":
+        output.result(reports.as_json(visible, report, servers))
+    elif args.format == "jsonl":
+        output.result(reports.jsonl(visible, line_of(ws)))
+    elif args.format == "github":
+        output.result(reports.github(visible))
+    else:
+        from .sarif import sarif
+
+        output.result(sarif(visible, servers, line_of(ws)))
+    failing = any(reports.RANK[item.severity] <= reports.RANK[args.fail_on] for item in items)
+    return _finish(output, ws, report.files, shown, failing)
+
+
+def _finish(
+    output: Output, ws: Workspace, files: dict[str, FileStatus], shown: Shown, failing: bool
+) -> int:
+    """The exit status: 2 for a crash (said with its stderr), else 3 for files not final
+    (named on stderr), else 1 for findings at or above --fail-on, else 0."""
+    crash = crashes(ws)
+    if crash is not None:
+        output.error(crash)
+        return 2
+    say_unfinished(output, files, shown)
+    return exit_for(all(status.complete for status in files.values()), failing)
+
+
+async def _streamed(
+    args: argparse.Namespace, output: Output, ws: Workspace, files: list[Path], shown: Shown
+) -> int:
+    deadline = time.monotonic() + args.timeout
+    lines = line_of(ws)
+    errors = warnings = 0
+    failing = False
+    statuses: dict[str, FileStatus] = {}
+    for start in range(0, len(files), STREAM_BATCH):
+        batch = files[start : start + STREAM_BATCH]
+        left = max(0.001, deadline - time.monotonic())
+        report = await checking.diagnostics(ws, batch, left)
+        items = reports.shown(report.items, args.min_severity)
+        visible = shown.diagnostics(items)
+        if args.format == "text":
+            output.result(reports.text_lines(visible))
+        elif args.format == "jsonl":
+            output.result(reports.jsonl(visible, lines))
+        else:
+            output.result(reports.github(visible))
+        output.out.flush()
+        errors += sum(1 for item in items if item.severity == "error")
+        warnings += sum(1 for item in items if item.severity == "warning")
+        failing = failing or any(
+            reports.RANK[item.severity] <= reports.RANK[args.fail_on] for item in items
+        )
+        statuses.update(report.files)
+    if args.format == "text":
+        output.result(reports.summary(errors, warnings, len(statuses), await servers_of(ws)))
+    return _finish(output, ws, statuses, shown, failing)

@@ -1,0 +1,238 @@
+"""What the commands share: the files a command is about, how paths and server messages are
+shown, the lines of files, the servers' names and versions, and incomplete answers said.
+
+Paths are relative to the root inside the workspace. The text format shows them relative
+to the current folder (so that a terminal can open them, and a printed target works where
+it was printed); the machine formats keep them relative to the root. A server's message
+that names the root (by path or ``file:`` URI) gets the same treatment, so stdout holds no
+absolute path of the root and the same run gives the same bytes wherever the root is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote
+
+from ..workspace.model import Diagnostic, Results
+from ..workspace.workspace import Workspace
+from .output import Output
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+REASON_WORDS = {
+    "not_utf8": "not UTF-8",
+    "timeout": "timeout",
+    "server_crashed": "server crashed",
+    "unsupported": "no installed server takes it",
+    "not_ready": "the server was not ready",
+    "too_many_files": "more files than max_open_files",
+}
+
+
+def cwd_of(args: argparse.Namespace) -> Path:
+    """The caller's current folder (the daemon runs commands for callers elsewhere)."""
+    given = getattr(args, "cwd", None)
+    return Path(given) if given is not None else Path.cwd()
+
+
+class Shown:
+    """How one command shows paths and messages: relative to ``base`` (the current folder in
+    text, the root in the machine formats). Writing control characters out is the text
+    format's own business (:mod:`.reports`)."""
+
+    def __init__(self, root: Path, base: Path, *, text: bool) -> None:
+        self.root = root
+        self.base = base
+        self.text = text
+        self._messages: Callable[[str], str] = _message_paths(root, base)
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, ws: Workspace, *, text: bool | None = None) -> Shown:
+        is_text = getattr(args, "format", "text") == "text" if text is None else text
+        return cls(ws.root, cwd_of(args) if is_text else ws.root, text=is_text)
+
+    def path(self, path: str) -> str:
+        """A root-relative (or outside: absolute) path as this format shows it."""
+        if self.base != self.root and not os.path.isabs(path):
+            return os.path.relpath(self.root / path, self.base)
+        return path
+
+    def message(self, text: str) -> str:
+        """A server's message with the root's absolute paths and URIs made relative."""
+        return self._messages(text)
+
+    def diagnostics(self, items: Sequence[Diagnostic]) -> list[Diagnostic]:
+        """``items`` with their paths and messages as this format shows them."""
+        return [
+            replace(item, path=self.path(item.path), message=self.message(item.message))
+            for item in items
+        ]
+
+
+def _message_paths(root: Path, base: Path) -> Callable[[str], str]:
+    """A function replacing, in a text, the root's path and ``file:`` URI (and any path or
+    URI under it) by that path relative to ``base`` (the root itself as ``.``)."""
+    root_text = str(root)
+    root_uri = root.as_uri()
+    ends = r"(?=$|[\s'\"`:,;()\[\]{}<>])"
+    pattern = re.compile(
+        "(?:"
+        + re.escape(root_uri)
+        + r"|"
+        + re.escape(quote(root_text))
+        + r"|"
+        + re.escape(root_text)
+        + r")((?:/[^\s'\"`:,;()\[\]{}<>]*)?)"
+        + ends
+    )
+
+    def relative(match: re.Match[str]) -> str:
+        rest = unquote(match.group(1)) if match.group(0).startswith("file:") else match.group(1)
+        full = root / rest.lstrip("/") if rest.strip("/") else root
+        shown = os.path.relpath(full, base)
+        return shown
+
+    def replace(text: str) -> str:
+        if root_text not in text and root_uri not in text and quote(root_text) not in text:
+            return text
+        return pattern.sub(relative, text)
+
+    return replace
+
+
+def line_of(ws: Workspace) -> Callable[[str, int], str | None]:
+    """The text of a 1-based line of a file (a root-relative path), without its ending."""
+
+    def line(path: str, number: int) -> str | None:
+        index = ws.texts.index(ws.paths.uri(ws.paths.absolute(path)))
+        if index is None or not 1 <= number <= index.line_count:
+            return None
+        return index.text[index.line_start(number - 1) : index.line_end(number - 1)]
+
+    return line
+
+
+def short_version(version: object) -> str | None:
+    """``22.1.1`` of clangd's ``clangd version 22.1.1 linux x86_64-...``."""
+    if not isinstance(version, str) or not version:
+        return None
+    for word in version.split():
+        if word[:1].isdigit():
+            return word
+        if word[:1] == "v" and word[1:2].isdigit():
+            return word[1:]
+    return version
+
+
+async def servers_of(ws: Workspace) -> list[tuple[str, str | None]]:
+    """The started servers' ids and versions (from ``serverInfo``, else the executable's own
+    ``--version``), sorted by id."""
+    found: dict[str, str | None] = {}
+    for handle in ws.started():
+        if handle.spec.id in found:
+            continue
+        session = handle.live
+        info = session.server_info if session is not None else None
+        version = short_version(info.get("version") if isinstance(info, dict) else None)
+        found[handle.spec.id] = version or short_version(await handle.version())
+    return sorted(found.items())
+
+
+def crashes(ws: Workspace) -> str | None:
+    """The message of the servers that crashed, with their last stderr lines."""
+    crashed = [handle for handle in ws.started() if handle.state == "crashed"]
+    if not crashed:
+        return None
+    parts = []
+    for handle in crashed:
+        tail = handle.stderr_tail()
+        quoted = f"; its last stderr lines:\n{tail}" if tail else ""
+        why = f" ({handle.crash_reason})" if handle.crash_reason else ""
+        parts.append(f"the language server {handle.spec.id} crashed{why}{quoted}")
+    return "\n".join(parts)
+
+
+def incomplete(output: Output, what: str, files: Sequence[str] = ()) -> None:
+    """``incomplete: what: files`` on stderr (the exit status says 3)."""
+    listed = f": {', '.join(files)}" if files else ""
+    output.error(f"incomplete: {what}{listed}")
+
+
+def reasons_in_words(reasons: Sequence[str | None]) -> str:
+    return ", ".join(REASON_WORDS.get(str(r), str(r)) for r in dict.fromkeys(reasons))
+
+
+def say_incomplete(output: Output, results: Results[Any]) -> int:
+    """3, said on stderr, for a partial answer; else 0."""
+    if results.complete:
+        return 0
+    incomplete(output, f"the answer may be partial ({reasons_in_words([results.reason])})")
+    return 3
+
+
+def exit_for(complete: bool, failing: bool) -> int:
+    """3 when incomplete (it wins over findings), 1 for findings, else 0."""
+    if not complete:
+        return 3
+    return 1 if failing else 0
+
+
+def scope(args: argparse.Namespace, ws: Workspace) -> tuple[list[Path], str]:
+    """The files ``check``, ``format`` and ``fix`` are about, and their name for messages.
+
+    The paths given (files and folders, relative to the current folder); without any, the
+    current folder when it lies inside the root, else the whole root.
+
+    Raises:
+        ServerNotFoundError: none of them is taken by an installed server, but one that is
+            not installed would take them (its install hint).
+        ValueError: none of them is a file an installed server takes, saying so (a run that
+            checks nothing never looks like a clean check).
+    """
+    cwd = cwd_of(args)
+    given: list[str] = list(getattr(args, "paths", None) or [])
+    if given:
+        for name in given:
+            full = Path(os.path.abspath(cwd / name))
+            if full != ws.root and ws.root not in full.parents:
+                raise ValueError(
+                    f"{name} is outside the root {ws.root} (give --root to check it there)"
+                )
+        files = ws.files_of([cwd / path for path in given])
+        named = ", ".join(given)
+    elif cwd != ws.root and ws.root in cwd.parents:
+        files = ws.root_files(cwd)
+        named = "the current folder"
+    else:
+        files = ws.root_files()
+        named = "the root"
+    if not any(ws.takes(path) for path in files):
+        for file in files:
+            missing = ws.missing_server(file)
+            if missing is not None:
+                raise missing
+        raise ValueError(
+            f"nothing to check: {named} has no file that an installed language server takes "
+            "(`adecore-lsp servers` lists the servers and their languages)"
+        )
+    return files, named
+
+
+def absolute_target(target: str, cwd: Path) -> str:
+    """A target whose file is relative to the current folder, made absolute for the
+    workspace (a bare name is left as it is)."""
+    from ..protocol.workspace.targets import PositionTarget, SymbolTarget, parse_target
+
+    parsed = parse_target(target)
+    if isinstance(parsed, PositionTarget):
+        return str(PositionTarget(str(cwd / parsed.path), parsed.line, parsed.column))
+    if isinstance(parsed, SymbolTarget):
+        return str(SymbolTarget(str(cwd / parsed.path), parsed.names, parsed.index))
+    return target

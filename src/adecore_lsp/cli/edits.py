@@ -1,0 +1,124 @@
+"""The commands that edit: ``rename``, ``format`` and ``fix``, as a diff, or written with
+``--write`` (all or nothing, through the write path) with what the write introduced.
+
+``format`` and ``fix`` take files and folders as ``check`` does (the current folder by
+default); a file that is not UTF-8 is left as it is and named on stderr (exit 3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..workspace.files import NotUtf8Error, read_text
+from ..workspace.model import Diagnostic, EditPlan
+from ..workspace.workspace import Workspace
+from .common import Shown, absolute_target, cwd_of, incomplete, scope
+from .output import Output, one_line, shown_path
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+
+def _plan_json(
+    plan: EditPlan, written: list[str] | None, introduced: list[Diagnostic], shown: Shown
+) -> str:
+    document = {
+        "changed_files": plan.changed_files,
+        "files": {
+            path: {"edits": edit.edits, "diff": edit.diff} for path, edit in plan.files.items()
+        },
+        "file_ops": [
+            {"kind": op.kind, "path": op.path, "new_path": op.new_path} for op in plan.file_ops
+        ],
+        "diff": plan.diff,
+        "complete": plan.complete,
+        "reason": plan.reason,
+        "written": written,
+        "introduced": [
+            {
+                "path": d.path,
+                "line": d.line,
+                "column": d.column,
+                "severity": d.severity,
+                "message": shown.message(d.message),
+                "code": d.code,
+                "server": d.server,
+            }
+            for d in introduced
+        ],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+async def _edit(
+    args: argparse.Namespace, output: Output, ws: Workspace, plan: EditPlan, skipped: list[str]
+) -> int:
+    count = len(plan.changed_files)
+    written: list[str] | None = None
+    introduced: list[Diagnostic] = []
+    status = 0 if plan.complete and not skipped else 3
+    shown = Shown.of(args, ws)
+    if getattr(args, "write", False) and count:
+        applied = await ws.apply(plan)
+        written = applied.written
+        introduced = applied.delta.introduced
+        if not applied.delta.complete:
+            incomplete(output, "the diagnostics after the write are not final", written)
+            status = 3
+        elif any(d.severity == "error" for d in introduced) and status == 0:
+            status = 1
+    if args.format == "json":
+        output.result(_plan_json(plan, written, introduced, shown))
+    else:
+        output.result(plan.diff)
+        for d in introduced:
+            output.line(
+                f"{shown_path(shown.path(d.path))}:{d.line}:{d.column}: {d.severity}: "
+                f"{one_line(shown.message(d.message))} (introduced)"
+            )
+    verb = "changed" if written is not None else "would change"
+    output.note(f"{count} file{'s' * (count != 1)} {verb}")
+    if skipped:
+        incomplete(output, "left as they are (not UTF-8)", skipped)
+    if not plan.complete:
+        incomplete(output, f"the plan may miss files ({plan.reason})")
+    if getattr(args, "check", False) and count and written is None:
+        return 1 if status == 0 else status
+    return status
+
+
+async def rename(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
+    plan = await ws.rename(absolute_target(args.target, cwd_of(args)), args.new_name)
+    return await _edit(args, output, ws, plan, [])
+
+
+def _files(args: argparse.Namespace, ws: Workspace) -> tuple[list[Path], list[str]]:
+    """The files to format or fix (see :func:`.common.scope`), and those that are not UTF-8
+    (as shown), which are left alone."""
+    files, _named = scope(args, ws)
+    shown = Shown.of(args, ws)
+    taken, skipped = [], []
+    for path in files:
+        if not ws.takes(path):
+            continue
+        try:
+            read_text(path)
+        except NotUtf8Error:
+            skipped.append(shown_path(shown.path(ws.paths.relative(path))))
+            continue
+        taken.append(path)
+    return taken, skipped
+
+
+async def format(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
+    files, skipped = _files(args, ws)
+    plan = await ws.format(files) if files else EditPlan({}, [], "")
+    return await _edit(args, output, ws, plan, skipped)
+
+
+async def fix(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
+    files, skipped = _files(args, ws)
+    plan = await ws.fix(files) if files else EditPlan({}, [], "")
+    return await _edit(args, output, ws, plan, skipped)
