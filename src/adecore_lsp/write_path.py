@@ -45,6 +45,7 @@ try:
 except ImportError:  # pragma: no cover - Windows has no flock
     fcntl = None  # type: ignore[assignment]
 
+from .environment import getenv, home
 from .errors import EditConflictError, EditOutsideRootError, ErrorCodes, LspError
 
 # Internal to the library: Workspace.apply and LspSession.apply_edit are the public faces.
@@ -64,9 +65,7 @@ PARALLEL_FROM = 8
 
 def state_folder() -> Path:
     """``$XDG_STATE_HOME/adecore-lsp`` (else ``~/.local/state/adecore-lsp``)."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
+    base = getenv("XDG_STATE_HOME") or os.path.join(home(), ".local", "state")
     return Path(base) / "adecore-lsp"
 
 

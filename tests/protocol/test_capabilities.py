@@ -922,3 +922,25 @@ def test_registrations_by_method_stay_newest_first_across_replacements() -> None
     )
     assert not registry.supports("textDocument/semanticTokens/full")
     assert registry.registrations() == []
+
+
+def test_lookups_are_remembered_and_forgotten_when_capabilities_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A workspace asks the same questions of every file: answers are kept, bounded, and
+    dropped when a registration changes what they depend on."""
+    from adecore_lsp.protocol.capabilities import capabilities as module
+
+    monkeypatch.setattr(module, "FOUND_CACHED", 2)
+    registry = CapabilityRegistry()
+    registry.set_server_capabilities({"hoverProvider": True})
+    for name in ("a", "b", "c"):
+        assert registry.supports("textDocument/hover", f"file:///{name}.py")
+    assert len(registry._found) <= 2
+    assert not registry.supports("textDocument/formatting", "file:///a.py")
+    registry.register(
+        {"registrations": [{"id": "f", "method": "textDocument/formatting", "registerOptions": {}}]}
+    )
+    assert registry.supports("textDocument/formatting", "file:///a.py")
+    registry.unregister({"unregisterations": [{"id": "f", "method": "textDocument/formatting"}]})
+    assert not registry.supports("textDocument/formatting", "file:///a.py")

@@ -382,3 +382,51 @@ def test_bad_arguments(make: Any, match: str) -> None:
     """A negative settle window or an unknown mode is a ValueError naming it."""
     with pytest.raises(ValueError, match=match):
         make()
+
+
+def test_a_push_that_repeats_the_pull_counts_each_finding_once() -> None:
+    """ruff answers pulls and pushes the same findings: each distinct diagnostic once."""
+    finality = DiagnosticsFinality(SETTLE)
+    finality.expect(A, 1, 0.0, "pull")
+    finality.pulled(A, 1, [X, Y], 0.1)
+    finality.pushed(A, 1, [{**Y}, Z], 0.2)
+    assert finality.status(A, 0.3).items == [X, Y, Z]
+    finality.pushed(A, 1, [X], 0.4)  # a push of what the pull has adds nothing
+    assert finality.status(A, 0.5).items == [X, Y]
+    finality.pushed(A, 1, ["not a diagnostic"], 0.6)
+    assert finality.status(A, 0.7).items == [X, Y, "not a diagnostic"]
+    odd = {"range": "nowhere", "message": "odd"}
+    finality.pushed(A, 1, [odd], 0.8)
+    assert finality.status(A, 0.9).items == [X, Y, odd]
+
+
+def test_silence_counts_from_the_servers_last_word() -> None:
+    """A document silent since it was sent, and since the server's last report about any
+    file and the end of its progress; none while progress is active or once it heard."""
+    finality = DiagnosticsFinality(SETTLE)
+    assert finality.silent_since(A) is None
+    finality.expect(A, 1, 1.0, "push")
+    finality.expect(B, 1, 1.0, "push")
+    assert finality.silent_since(A) == (1, 1.0)
+    finality.pushed(B, None, [], 2.0)
+    assert finality.silent_since(A) == (1, 2.0)
+    assert finality.silent_since(B) is None
+    finality.progress_active(True, 2.5)
+    assert finality.silent_since(A) is None
+    finality.progress_active(False, 3.0)
+    assert finality.silent_since(A) == (1, 3.0)
+    finality.pushed("file:///w/unknown.py", None, [], 4.0)
+    assert finality.silent_since(A) == (1, 4.0)
+
+
+def test_a_refresh_makes_pull_answers_outdated() -> None:
+    finality = DiagnosticsFinality(SETTLE)
+    finality.expect(A, 1, 0.0, "pull")
+    finality.expect(B, 1, 0.0, "push")
+    finality.pulled(A, 1, [X], 0.1)
+    assert finality.status(A, 0.2).final
+    finality.refreshed()
+    after = finality.status(A, 0.3)
+    assert (after.final, after.items, after.stale) == (False, [X], True)
+    finality.pulled(A, 1, [Y], 0.4)
+    assert finality.status(A, 0.5) == FinalityStatus(True, [Y], False, None)

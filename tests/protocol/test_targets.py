@@ -341,3 +341,47 @@ def test_innermost_at_prefers_the_inner_of_overlapping_siblings() -> None:
 def test_symbol_kind_name(kind: int, word: str) -> None:
     """Every SymbolKind as a lower-case word; anything else is unknown."""
     assert symbol_kind_name(kind) == word
+
+
+def _symbol(name: str, start: int, end: int, *children: dict[str, Any]) -> dict[str, Any]:
+    where = {"start": {"line": start, "character": 0}, "end": {"line": end, "character": 0}}
+    return {
+        "name": name,
+        "kind": 12,
+        "range": where,
+        "selectionRange": where,
+        "children": list(children),
+    }
+
+
+def test_a_workspace_symbol_hit_is_placed_in_its_files_outline() -> None:
+    """The innermost symbol of the hit's name whose range holds it; its name path is a
+    target, with [k] among same-named overloads."""
+    from adecore_lsp.protocol.workspace.targets import named_at, target_name_path
+
+    tree = [
+        _symbol(
+            "Test",
+            0,
+            20,
+            _symbol("test_x", 1, 10, _symbol("session", 2, 3)),
+            _symbol("session", 11, 12),
+        ),
+        _symbol("f", 21, 22),
+        _symbol("f", 23, 24),
+    ]
+    local = named_at(tree, "session", 2, 4)
+    assert local is not None
+    assert local.name_path == "Test/test_x/session"
+    assert target_name_path(tree, local) == "Test/test_x/session"
+    member = named_at(tree, "session", 11, 0)
+    assert member is not None
+    assert member.name_path == "Test/session"
+    assert named_at(tree, "session", 30, 0) is None
+    second = named_at(tree, "f", 23, 0)
+    assert second is not None
+    assert target_name_path(tree, second) == "f[1]"
+    twin = [_symbol("g", 0, 5, _symbol("g", 0, 5)), _symbol("g", 0, 5)]
+    inner = named_at(twin, "g", 1, 0)
+    assert inner is not None
+    assert inner.name_path == "g/g"

@@ -6,10 +6,10 @@ colour goes into a pipe, and ``NO_COLOR`` (https://no-color.org) turns it off ev
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TextIO
 
+from ..environment import getenv
 from ..plain_text import one_line as one_line
 from ..plain_text import shown_path as shown_path
 
@@ -28,7 +28,7 @@ class Output:
     @property
     def colour(self) -> bool:
         """Whether stderr may carry colour: a terminal, and ``NO_COLOR`` not set."""
-        return not os.environ.get("NO_COLOR") and _is_terminal(self.err)
+        return not getenv("NO_COLOR") and _is_terminal(self.err)
 
     def result(self, text: str) -> None:
         """Write ``text`` (with its line end) to stdout."""

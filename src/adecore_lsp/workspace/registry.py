@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 
 import orjson
 
+from ..environment import getenv
 from ..errors import ServerNotFoundError
 from .project_config import ProjectConfig, deep_merge, read_project_config, restrict_untrusted
 
@@ -263,7 +264,7 @@ def _inside(path: str | os.PathLike[str], root: Path) -> bool:
 def _on_path(program: str, outside: Path | None) -> str | None:
     """``program`` on ``PATH``; with ``outside``, never one inside that folder (an entry
     there is skipped, and so is a program that leads into it)."""
-    path = os.environ.get("PATH", os.defpath)
+    path = getenv("PATH", os.defpath) or os.defpath
     if outside is None:
         found = shutil.which(program, path=path)
         return os.path.abspath(found) if found is not None else None

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..environment import environ
 from ..errors import (
     ErrorCodes,
     FramingError,
@@ -233,7 +234,8 @@ class ServerHandle:
         spec = self.spec
         self.state = "starting"
         self._stopping = False
-        env = {**os.environ, **spec.env} if spec.env else None
+        # The environment of the call that starts it (a daemon's caller's), the spec's on top.
+        env = {**environ(), **spec.env}
         process: ServerConnection
         try:
             if self.connect is not None:

@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from ..environment import getenv, home
 from .project_config import PROJECT_FILE, PYPROJECT_FILE, load_toml
 
 # Internal to the library: Workspace(trust=...) and `adecore-lsp trust` are its faces.
@@ -32,7 +33,7 @@ ADVICE = "run `adecore-lsp trust` in the project (or pass --trust) to allow them
 
 def store_path() -> Path:
     """Where the trust store lives."""
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    base = getenv("XDG_CONFIG_HOME") or os.path.join(home(), ".config")
     return Path(base) / "adecore-lsp" / "trusted.json"
 
 
@@ -113,7 +114,7 @@ def is_trusted(root: str | os.PathLike[str], trust: bool | None = None) -> bool:
     the store (recorded with the same configuration as now)."""
     if trust is not None:
         return trust
-    if os.environ.get(ENVIRONMENT) == "1":
+    if getenv(ENVIRONMENT) == "1":
         return True
     real = real_root(root)
     recorded = _load().get(real)

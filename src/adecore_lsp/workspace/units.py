@@ -21,18 +21,32 @@ __all__: list[str] = []
 
 _SEVERITIES: dict[int, Severity] = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
+CACHED = 50_000
+"""Spellings of paths whose absolute path and URI are remembered (a bound on memory)."""
+
 
 class Paths:
     """Paths as people give and read them: relative to the root with ``/``, or absolute."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        # Each file's absolute path and URI are asked for many times in a check (opening,
+        # finality, conversions): made once per spelling. Cleared when it grows past CACHED.
+        self._absolute: dict[str | os.PathLike[str], Path] = {}
+        self._uris: dict[str | os.PathLike[str], str] = {}
 
     def absolute(self, path: str | os.PathLike[str]) -> Path:
         """The absolute path of ``path`` (relative to the root unless absolute), normalised."""
+        known = self._absolute.get(path)
+        if known is not None:
+            return known
         given = Path(path).expanduser()
         full = given if given.is_absolute() else self.root / given
-        return Path(os.path.normpath(full))
+        found = Path(os.path.normpath(full))
+        if len(self._absolute) >= CACHED:
+            self._absolute.clear()
+        self._absolute[path] = found
+        return found
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the root with ``/``; a path outside the root stays absolute."""
@@ -49,7 +63,15 @@ class Paths:
             return uri
 
     def uri(self, path: str | os.PathLike[str]) -> str:
-        return path_to_uri(self.absolute(path))
+        """The ``file:`` URI of ``path`` (relative to the root unless absolute)."""
+        known = self._uris.get(path)
+        if known is not None:
+            return known
+        uri = path_to_uri(self.absolute(path))
+        if len(self._uris) >= CACHED:
+            self._uris.clear()
+        self._uris[path] = uri
+        return uri
 
 
 class Texts:

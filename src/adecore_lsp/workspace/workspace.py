@@ -83,6 +83,9 @@ Target = str | Location
 
 _WATCHED = "workspace/didChangeWatchedFiles"
 
+WHICH_FOR = 2.0
+"""Seconds a server's executable, once looked up, is taken as known."""
+
 TREE_INTERVAL = 1.0
 """The least seconds between two looks at the root's files for what was created, changed
 or deleted (for the servers that watch files)."""
@@ -171,6 +174,7 @@ class Workspace:
         self._closed = False
         self._progress_listeners: list[Callable[[str, Any], object]] = []
         self._collectors: list[_Collector] = []
+        self._which: dict[int, tuple[str | None, float]] = {}
         self._tree: dict[Path, DiskState | None] | None = None
         self._tree_at = 0.0
 
@@ -194,9 +198,16 @@ class Workspace:
 
     def which(self, spec: ServerSpec) -> str | None:
         """The executable of ``spec`` here: inside the root only when the root is trusted
-        or the caller made the spec itself."""
+        or the caller made the spec itself. Looked up again after ``WHICH_FOR`` seconds (a
+        check of many files asks for each; a server installed meanwhile is still found)."""
+        now = time.monotonic()
+        known = self._which.get(id(spec))
+        if known is not None and now - known[1] < WHICH_FOR:
+            return known[0]
         trusted = self.trusted or id(spec) in self._given
-        return self.registry.which(spec, self.root, trusted=trusted)
+        found = self.registry.which(spec, self.root, trusted=trusted)
+        self._which[id(spec)] = (found, now)
+        return found
 
     def on_progress(self, listener: Callable[[str, Any], object]) -> Disposable:
         """Hear every server's ``$/progress``: ``listener(server_id, params)``."""
@@ -248,7 +259,10 @@ class Workspace:
         """
         if self._pinned is not None:
             return [spec for spec in self._pinned if spec.language_id(str(path)) is not None]
-        candidates = self.registry.for_path(str(path), self.root, trusted=self.trusted)
+        # As Registry.for_path: installed servers first, each group in preference order
+        # (with this workspace's cached lookups: a check asks for every file).
+        taking = [spec for spec in self.registry if spec.language_id(path.name) is not None]
+        candidates = [s for s in taking if self.which(s)] + [s for s in taking if not self.which(s)]
         if not candidates:
             return []
         first = candidates[0]

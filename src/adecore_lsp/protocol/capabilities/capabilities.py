@@ -80,6 +80,9 @@ _FILE_OPERATIONS = "workspace.fileOperations."
 _NOTEBOOK_SYNC = "notebookDocumentSync"
 _WORKSPACE_FOLDERS = "workspace.workspaceFolders"
 
+FOUND_CACHED = 10_000
+"""Answers of a lookup kept at most (their questions repeat; their memory stays bounded)."""
+
 
 def method_spec(method: str) -> MethodSpec | None:
     """The table row of an LSP 3.17 client-to-server method, or ``None`` for another name."""
@@ -131,6 +134,9 @@ class CapabilityRegistry:
         self._counter = 0
         self._withdrawn: set[str] = set()  # unregistered ids of static capabilities
         self._reported_globs: set[str] = set()
+        # Answers of _find, by (method, document): a workspace asks the same few questions
+        # of every file it opens. Dropped whenever what they depend on changes.
+        self._found: dict[tuple[str, DocumentInfo | None], Mapping[str, Any] | None] = {}
 
     # -- input -----------------------------------------------------------------------------
 
@@ -146,6 +152,7 @@ class CapabilityRegistry:
             capabilities = {}
         self._static = dict(capabilities)
         self._withdrawn.clear()
+        self._found.clear()
         checked: set[str] = set()
         for spec in METHODS:
             provider = self._static_provider(spec)
@@ -160,6 +167,7 @@ class CapabilityRegistry:
         A registration with an id already registered replaces that registration.
         """
         changed: list[str] = []
+        self._found.clear()
         for entry in self._entries(params, "client/registerCapability", "registrations"):
             registration = self._parse(entry, "registration")
             if registration is None:
@@ -180,6 +188,7 @@ class CapabilityRegistry:
         capability; any other unknown id is ignored.
         """
         changed: list[str] = []
+        self._found.clear()
         field = "unregistrations"
         if isinstance(params, Mapping) and "unregisterations" in params:
             field = "unregisterations"
@@ -264,6 +273,18 @@ class CapabilityRegistry:
 
     def _find(self, method: str, document: DocumentLike | None) -> Mapping[str, Any] | None:
         info = None if document is None else as_document(document)
+        key = (method, info)
+        try:
+            return self._found[key]
+        except KeyError:
+            pass
+        found = self._lookup(method, info)
+        if len(self._found) >= FOUND_CACHED:
+            self._found.clear()
+        self._found[key] = found
+        return found
+
+    def _lookup(self, method: str, info: DocumentInfo | None) -> Mapping[str, Any] | None:
         spec = METHOD_SPECS.get(method)
         scope = (spec.capability or "") if spec is not None else ""
         for registration in self._candidates(method, spec):

@@ -148,7 +148,7 @@ class DiagnosticsFinality:
         ValueError: a negative ``settle``.
     """
 
-    __slots__ = ("_documents", "_progress", "_progress_ended_at", "settle")
+    __slots__ = ("_documents", "_last_push_at", "_progress", "_progress_ended_at", "settle")
 
     def __init__(self, settle: float) -> None:
         if settle < 0:
@@ -157,6 +157,7 @@ class DiagnosticsFinality:
         self._documents: dict[str, _Document] = {}
         self._progress = False
         self._progress_ended_at = float("-inf")
+        self._last_push_at = float("-inf")
 
     # -- feeds ----------------------------------------------------------------------------
 
@@ -195,6 +196,7 @@ class DiagnosticsFinality:
         counts for nothing (it may become the last known items); a later one, and any report
         about a document not expected, is dropped.
         """
+        self._last_push_at = now
         document = self._documents.get(uri)
         if document is None:
             return
@@ -257,12 +259,16 @@ class DiagnosticsFinality:
         return self._status(document, now)
 
     def silent_since(self, uri: str) -> tuple[int, float] | None:
-        """``(version, when it was sent)`` of ``uri`` while nothing at all has come for that
-        version; None once something did, or for a document not expected."""
+        """``(version, since when)`` while nothing at all has come for ``uri``'s current
+        version: since the later of when it was sent, the server's last report about any
+        file and the end of its progress (a server still reporting on other files is not
+        silent about this one yet). None once something came, while progress is active,
+        or for a document not expected."""
         document = self._documents.get(uri)
-        if document is None or document.current() is not None:
+        if document is None or document.current() is not None or self._progress:
             return None
-        return document.version, document.expected_at
+        since = max(document.expected_at, self._last_push_at, self._progress_ended_at)
+        return document.version, since
 
     def pending(self, now: float) -> list[str]:
         """The URIs expected and not final at ``now``, in the order they were first expected."""
