@@ -337,6 +337,20 @@ def test_times_count_from_initialized() -> None:
     assert tracker.check(102.0) == ReadinessCheck("no_signal", "none", (), None)
 
 
+def test_a_tracker_made_before_the_handshake_keeps_what_came_during_it() -> None:
+    """Progress begun while ``initialize`` was being answered counts; the grace is moved
+    to when ``initialized`` was sent."""
+    tracker = ReadinessTracker("progress", None, 2.0, SETTLE, 0.0)
+    tracker.progress("t", {"kind": "begin", "title": "indexing"}, 0.5)
+    tracker.initialized(10.0)
+    assert tracker.check(11.0) == ReadinessCheck("waiting", "progress", ("indexing",), None)
+    tracker.progress("t", {"kind": "end"}, 11.0)
+    assert tracker.check(11.0 + SETTLE) == ReadinessCheck("ready", "progress", ("indexing",), None)
+    silent = ReadinessTracker("none", None, 2.0, SETTLE, 0.0)
+    silent.initialized(10.0)
+    assert silent.check(11.0) == ReadinessCheck("waiting", "none", (), 12.0)
+
+
 @pytest.mark.parametrize(
     ("source", "registration", "grace", "settle", "match"),
     [

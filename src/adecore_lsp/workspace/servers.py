@@ -257,12 +257,18 @@ class ServerHandle:
         if self.trace is not None:
             transport = TracingTransport(transport, self.trace, spec.id)
         session = LspSession(transport, **self._session_options())
+        # A new process numbers the documents' versions afresh: nothing the last one said
+        # about a version may count for this one's.
+        self.finality = DiagnosticsFinality(spec.settle)
+        self.readiness = self._new_readiness(time.monotonic())
         self._listen(session)
         try:
             await asyncio.wait_for(session.initialize(), self.timeout)
             # Readiness counts from `initialized`, not from the spawn: a handshake slowed
             # down by a busy machine must not eat the server's grace for its first signal.
-            self.readiness = self._new_readiness(time.monotonic())
+            # (The tracker itself is the one made before the handshake: progress a server
+            # begins while answering `initialize` counts.)
+            self.readiness.initialized(time.monotonic())
             if spec.pull_diagnostics:
                 await session.wait_for_capability(
                     "textDocument/diagnostic", timeout=PULL_REGISTRATION_WAIT

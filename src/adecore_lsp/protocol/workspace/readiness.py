@@ -98,6 +98,7 @@ class ReadinessTracker:
 
     __slots__ = (
         "_active",
+        "_grace",
         "_grace_end",
         "_last_end",
         "_phases",
@@ -133,6 +134,7 @@ class ReadinessTracker:
         self._source = cast(ReadinessSource, source)
         self._ready_registration = ready_registration
         self._settle = settle
+        self._grace = progress_grace
         self._grace_end = initialized_at + progress_grace
         self._active: set[ProgressToken] = set()
         """Tokens begun (or created) and not ended."""
@@ -146,6 +148,12 @@ class ReadinessTracker:
         self._registered = False
 
     # -- feeds ----------------------------------------------------------------------------
+
+    def initialized(self, now: float) -> None:
+        """``initialized`` was sent at ``now``: the grace counts from then. A tracker made
+        before the handshake keeps what the server showed during it (a ``$/progress`` begun
+        before ``initialize`` was answered)."""
+        self._grace_end = now + self._grace
 
     def progress_created(self, token: object, now: float) -> None:
         """The server sent ``window/workDoneProgress/create`` for ``token``: it counts as begun.
