@@ -71,7 +71,10 @@ async def main() -> None:
 asyncio.run(main())
 """
 
-IMPORTS = "import adecore_lsp.cli.run, adecore_lsp.cli.check, adecore_lsp.workspace.workspace"
+IMPORTS = (
+    "import adecore_lsp.cli.local, adecore_lsp.cli.executor, adecore_lsp.cli.check, "
+    "adecore_lsp.workspace.workspace"
+)
 SESSION_IMPORTS = "import asyncio, adecore_lsp.session, adecore_lsp.transports.process"
 
 

@@ -7,9 +7,9 @@ program (or a command line's start) pays only for what it uses.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ._version import __version__ as __version__
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing for every program
 
 if TYPE_CHECKING:
     from .errors import (

@@ -7,10 +7,14 @@ exits with status 3 once the client has said ``initialized``: a server that cras
 basedpyright does when it is slow to start) and answers each pull with one error.
 ``python scripted_lsp.py silent`` answers ``initialize`` and ``shutdown`` and never publishes
 a diagnostic: every wait for final diagnostics runs into the timeout.
+``stubborn`` is ``silent`` that also offers hovers and never answers one, and that does not
+end when its input does (it sleeps on): only a kill ends it.
+With ``SCRIPTED_LOG`` set, every method received is appended to that file, a line each.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -52,16 +56,25 @@ def crash() -> int:
 def main(mode: str) -> int:
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     registered = False
+    log = os.environ.get("SCRIPTED_LOG")
     while True:
         message = read_message(stdin)
         if message is None:
+            if mode == "stubborn":
+                time.sleep(600)
             return 0
         method = message.get("method")
+        if log:
+            with open(log, "a", encoding="utf-8") as file:
+                file.write(f"{method}\n")
         if method == "initialize" and mode == "crash-at-start":
             return crash()
         if method == "initialize":
+            capabilities: dict[str, object] = {"textDocumentSync": 1}
+            if mode == "stubborn":
+                capabilities["hoverProvider"] = True
             result = {
-                "capabilities": {"textDocumentSync": 1},
+                "capabilities": capabilities,
                 "serverInfo": {"name": "scripted-lsp", "version": "1.0"},
             }
             write_message(stdout, {"jsonrpc": "2.0", "id": message["id"], "result": result})
@@ -97,6 +110,8 @@ def main(mode: str) -> int:
             write_message(stdout, {"jsonrpc": "2.0", "id": message["id"], "result": None})
         elif method == "exit":
             return 0
+        elif method == "textDocument/hover" and mode == "stubborn":
+            pass  # never answered: the client gives up or cancels
         elif "id" in message and method is not None:
             write_message(stdout, {"jsonrpc": "2.0", "id": message["id"], "result": None})
 

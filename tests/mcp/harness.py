@@ -28,7 +28,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import FileUrl
 
-from adecore_lsp.cli.main import build_parser
+from adecore_lsp.cli.parser import build_parser
 
 VENV_BIN = Path(sys.executable).parent
 CALL_TIMEOUT = 60.0

@@ -202,7 +202,7 @@ def test_stdout_carries_mcp_alone_and_the_servers_end_with_stdin(tmp_path: Path)
 def test_without_the_sdk_the_command_says_how_to_install_it() -> None:
     code = (
         "import sys; sys.modules['mcp'] = None\n"
-        "from adecore_lsp.cli.mcp_command import main\n"
+        "from adecore_lsp.mcp.__main__ import main\n"
         "raise SystemExit(main([]))\n"
     )
     done = subprocess.run(
@@ -216,8 +216,8 @@ def test_without_the_sdk_the_command_says_how_to_install_it() -> None:
 def test_other_commands_never_import_the_sdk() -> None:
     code = (
         "import sys, adecore_lsp, adecore_lsp.sync\n"
-        "from adecore_lsp.cli import main, mcp_command\n"
-        "main.build_parser().parse_args(['check'])\n"
+        "from adecore_lsp.cli import parser, mcp_command\n"
+        "parser.build_parser().parse_args(['check'])\n"
         "assert 'mcp' not in sys.modules, 'mcp was imported'\n"
     )
     done = subprocess.run(

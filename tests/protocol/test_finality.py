@@ -430,3 +430,24 @@ def test_a_refresh_makes_pull_answers_outdated() -> None:
     assert (after.final, after.items, after.stale) == (False, [X], True)
     finality.pulled(A, 1, [Y], 0.4)
     assert finality.status(A, 0.5) == FinalityStatus(True, [Y], False, None)
+
+
+def test_other_files_changing_makes_every_answer_wait_again() -> None:
+    """After another file changed, a pull answer is wanted again and a push is final only
+    a settle window after the change (or after the server's new report)."""
+    finality = DiagnosticsFinality(SETTLE)
+    finality.expect(A, 1, 0.0, "pull")
+    finality.expect(B, 1, 0.0, "push")
+    finality.pulled(A, 1, [X], 0.1)
+    finality.pushed(B, 1, [Y], 0.1)
+    assert finality.status(A, 1.0).final
+    assert finality.status(B, 1.0).final
+    finality.others_changed(2.0)
+    assert finality.status(A, 2.1) == FinalityStatus(False, [X], True, None)
+    assert finality.status(B, 2.1) == FinalityStatus(False, [Y], False, 2.0 + SETTLE)
+    assert finality.status(B, 2.0 + SETTLE) == FinalityStatus(True, [Y], False, None)
+    finality.pushed(B, 1, [Z], 2.2)
+    assert finality.status(B, 2.3).recheck_at == 2.2 + SETTLE
+    assert finality.status(B, 2.2 + SETTLE).items == [Z]
+    finality.pulled(A, 1, [Y], 2.4)
+    assert finality.status(A, 2.5) == FinalityStatus(True, [Y], False, None)

@@ -135,7 +135,7 @@ async def servers_of(ws: Workspace) -> list[tuple[str, str | None]]:
     """The started servers' ids and versions (from ``serverInfo``, else the executable's own
     ``--version``), sorted by id."""
     found: dict[str, str | None] = {}
-    for handle in ws.started():
+    for handle in ws.used():
         if handle.spec.id in found:
             continue
         session = handle.live
@@ -147,7 +147,7 @@ async def servers_of(ws: Workspace) -> list[tuple[str, str | None]]:
 
 def crashes(ws: Workspace) -> str | None:
     """The message of the servers that crashed, with their last stderr lines."""
-    crashed = [handle for handle in ws.started() if handle.state == "crashed"]
+    crashed = [handle for handle in ws.used() if handle.state == "crashed"]
     if not crashed:
         return None
     parts = []

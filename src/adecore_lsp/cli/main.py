@@ -1,237 +1,60 @@
 """``adecore-lsp``: the workspace layer in the shell, for people, CI jobs and coding agents.
 
-Arguments are parsed with the standard library's :mod:`argparse` (no dependency, and it is
-already loaded by the time a command could use another), global options before or after
-the command name. Only what a command uses is imported, so ``--version`` and ``--help``
-start at once. Results go to stdout, progress and errors to stderr; the exit status is
-0 clean, 1 findings (or pending changes), 2 a usage error or a failure, 3 incomplete.
+This module parses the command line (:mod:`.parser`, the standard library's
+:mod:`argparse`) and sends the command where it runs: through a
+running daemon (:mod:`adecore_lsp.daemon.client`, which imports the standard library only),
+or in this process (:mod:`.local`); both run the same executor (:mod:`.executor`), so the
+answers are the same either way. Only what a command uses is imported, so ``--version``,
+``--help`` and a command sent to the daemon start at once. Results go to stdout, progress
+and errors to stderr; the exit status is 0 clean, 1 findings (or pending changes), 2 a
+usage error or a failure, 3 incomplete.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
 
-from .._version import __version__
+from .modes import parsed_mode, route
 
 # Internal to the library: the command line is the public face of this module.
 __all__: list[str] = []
 
-OK, FINDINGS, FAILURE, INCOMPLETE = 0, 1, 2, 3
-
-SEVERITIES = ("error", "warning", "information", "hint")
-CHECK_FORMATS = ("text", "json", "jsonl", "sarif", "github")
-
-_GLOBAL_HELP = {
-    "root": "the workspace root (default: the nearest folder above the first path that holds "
-    "a root marker of the chosen server, else the current folder)",
-    "server": "a registry server to use (repeatable); `adecore-lsp servers` lists them",
-    "command": 'a server that is not in the registry, as one string ("my-lsp --stdio")',
-    "timeout": "the bound of every wait, in seconds (default 60)",
-    "trace": "write every message with the servers to FILE, one JSON line each",
-    "replay": "answer from a trace written by --trace instead of a live server",
-    "quiet": "print nothing on stderr but errors",
-    "no_progress": "show no progress of the servers",
-    "debug": "show the Python traceback of a failure",
-    "trust": "trust this root for this run: its configuration's commands and its own "
-    "executables (.venv/bin, node_modules/.bin) may run (see `adecore-lsp trust`)",
-}
-
-
-def _global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
-    """The options every command takes, before or after its name.
-
-    On the subcommands they default to ``SUPPRESS``, so that an option given before the
-    command is not reset by the subcommand's own default.
-    """
-
-    def default(value: Any) -> Any:
-        return value if defaults else argparse.SUPPRESS
-
-    group = parser.add_argument_group("global options")
-    group.add_argument("--root", metavar="DIR", default=default(None), help=_GLOBAL_HELP["root"])
-    group.add_argument(
-        "--server",
-        metavar="ID",
-        action="append",
-        dest="servers",
-        default=default(None),
-        help=_GLOBAL_HELP["server"],
-    )
-    group.add_argument(
-        "--command", metavar="ARGV", default=default(None), help=_GLOBAL_HELP["command"]
-    )
-    group.add_argument(
-        "--timeout",
-        metavar="SECONDS",
-        type=_seconds,
-        default=default(60.0),
-        help=_GLOBAL_HELP["timeout"],
-    )
-    group.add_argument("--trace", metavar="FILE", default=default(None), help=_GLOBAL_HELP["trace"])
-    group.add_argument(
-        "--replay", metavar="FILE", default=default(None), help=_GLOBAL_HELP["replay"]
-    )
-    group.add_argument(
-        "--quiet", "-q", action="store_true", default=default(False), help=_GLOBAL_HELP["quiet"]
-    )
-    group.add_argument(
-        "--no-progress",
-        action="store_true",
-        default=default(False),
-        help=_GLOBAL_HELP["no_progress"],
-    )
-    group.add_argument(
-        "--debug", action="store_true", default=default(False), help=_GLOBAL_HELP["debug"]
-    )
-    group.add_argument(
-        "--trust", action="store_true", default=default(False), help=_GLOBAL_HELP["trust"]
-    )
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(
-            f"a timeout must be a positive number of seconds, not {text}"
-        )
-    return value
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
-    return value
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command line: global options and one subcommand per command."""
-    parser = argparse.ArgumentParser(
-        prog="adecore-lsp",
-        description="Language servers in the shell: check files, see what names mean and where "
-        "they are used, rename, format, and know which servers you have.",
-        epilog="exit status: 0 clean, 1 findings or pending changes, 2 usage error or failure, "
-        "3 incomplete (a wait timed out: the answer cannot be trusted)",
-    )
-    parser.add_argument("--version", action="version", version=f"adecore-lsp {__version__}")
-    _global_options(parser, defaults=True)
-    commands = parser.add_subparsers(dest="name", metavar="COMMAND")
-
-    def command(name: str, help: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help, description=help)
-        _global_options(sub, defaults=False)
-        return sub
-
-    check = command("check", "final diagnostics of files (every file of the root by default)")
-    check.add_argument("paths", nargs="*", metavar="PATH")
-    check.add_argument("--format", choices=CHECK_FORMATS, default="text")
-    check.add_argument("--min-severity", choices=SEVERITIES, default="hint")
-    check.add_argument("--fail-on", choices=SEVERITIES, default="error")
-    check.add_argument(
-        "--baseline", metavar="FILE", help="report only what a saved --format json output lacks"
-    )
-
-    hover = command("hover", "the hover text of a target")
-    hover.add_argument("target", metavar="TARGET")
-    hover.add_argument("--format", choices=("text", "json"), default="text")
-
-    for name, what in (
-        ("definition", "where a target is defined"),
-        ("references", "where a target is used"),
-        ("implementation", "the implementations of a target"),
-        ("type-definition", "where the type of a target is defined"),
-        ("callers", "what calls a target"),
-        ("callees", "what a target calls"),
-    ):
-        sub = command(name, what)
-        sub.add_argument("target", metavar="TARGET")
-        sub.add_argument("--format", choices=("text", "json"), default="text")
-        if name == "references":
-            sub.add_argument("--context", type=_positive, default=0, metavar="N")
-            sub.add_argument("--include-declaration", action="store_true")
-
-    symbols = command("symbols", "the outline of a file")
-    symbols.add_argument("file", metavar="FILE")
-    symbols.add_argument("--depth", type=_positive, default=None, metavar="N")
-    symbols.add_argument("--kind", default=None, help="only these kinds, e.g. function,class")
-    symbols.add_argument("--format", choices=("text", "json"), default="text")
-
-    find = command("find", "search the workspace's symbols")
-    find.add_argument("query", metavar="QUERY")
-    find.add_argument("--limit", type=_positive, default=50)
-    find.add_argument("--format", choices=("text", "json"), default="text")
-
-    rename = command("rename", "the diff of renaming a target (--write applies it)")
-    rename.add_argument("target", metavar="TARGET")
-    rename.add_argument("new_name", metavar="NEW_NAME")
-    rename.add_argument("--write", action="store_true")
-    rename.add_argument("--format", choices=("text", "json"), default="text")
-
-    for name, what in (
-        ("format", "the diff of formatting files (--write applies it)"),
-        ("fix", "the diff of the servers' fix-all actions (--write applies it)"),
-    ):
-        sub = command(name, what)
-        sub.add_argument("paths", nargs="*", metavar="PATH")
-        sub.add_argument("--write", action="store_true")
-        sub.add_argument("--check", action="store_true", help="exit 1 when some file would change")
-        sub.add_argument("--format", choices=("text", "json"), default="text")
-
-    capabilities = command("capabilities", "what the server supports for a file")
-    capabilities.add_argument("file", nargs="?", metavar="FILE")
-    capabilities.add_argument("--format", choices=("text", "json"), default="text")
-
-    servers = command("servers", "the servers the registry knows, and which are installed")
-    servers.add_argument("--format", choices=("text", "json"), default="text")
-
-    doctor = command("doctor", "start each installed server and say how it behaves")
-    doctor.add_argument("ids", nargs="*", metavar="ID")
-    doctor.add_argument("--format", choices=("text", "json"), default="text")
-
-    trust = command(
-        "trust",
-        "trust a root: its configuration's commands and its own executables may then run "
-        "(until its configuration changes)",
-    )
-    trust.add_argument(
-        "dir", nargs="?", metavar="DIR", help="the root to trust (default: this project's)"
-    )
-    trust.add_argument("--list", action="store_true", help="the trusted roots, one a line")
-    trust.add_argument("--remove", metavar="DIR", help="forget a trusted root")
-
-    mcp = command("mcp", "serve the workspace to coding agents over MCP (stdio, or --http)")
-    from .mcp_command import add_http_options
-
-    add_http_options(mcp)
-    # Kept below hosts' usual tool timeouts (mcp.md); --timeout after `mcp` sets it.
-    mcp.set_defaults(timeout=30.0)
-
-    return parser
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exit:
-        code = exit.code
-        return code if isinstance(code, int) else FAILURE
-    if args.name is None:
-        parser.print_help(sys.stderr)
-        return FAILURE
-    from .run import run
+    given = list(sys.argv[1:] if argv is None else argv)
+    # A command the daemon may run goes there before the option parser is even imported.
+    early = route(given)
+    if early is not None:
+        from ..daemon.client import run_in_daemon
 
-    return run(args)
+        status = run_in_daemon(given, early)
+        if status is not None:
+            return status
+    from .parser import parse
+
+    args = parse(given)
+    if isinstance(args, int):
+        return args
+    if args.name == "daemon":
+        from ..daemon.commands import daemon_command
+
+        return daemon_command(args)
+    if args.name == "mcp":
+        from .mcp_command import run_mcp
+
+        return run_mcp(args)
+    late = parsed_mode(args)
+    if early is None and late != "off":
+        from ..daemon.client import run_in_daemon
+
+        status = run_in_daemon(given, late)
+        if status is not None:
+            return status
+    from .local import run_local
+
+    return run_local(args)
 
 
 def entry() -> None:

@@ -15,11 +15,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .main import FAILURE
+from .status import FAILURE, INTERRUPTED
 
 if TYPE_CHECKING:
     from ..mcp.state import Options
@@ -27,12 +26,10 @@ if TYPE_CHECKING:
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
 
-INTERRUPTED = 130
 DEFAULT_TIMEOUT = 30.0
 """``--timeout`` of ``mcp`` unless given: below the tool timeouts of the usual hosts."""
 
 INSTALL = 'pip install "adecore-lsp[mcp]"'
-HTTP_HELP = "serve streamable HTTP at HOST:PORT (path /mcp) instead of stdio"
 
 
 def run_mcp(args: argparse.Namespace) -> int:
@@ -75,10 +72,13 @@ def options_from(args: argparse.Namespace) -> Options:
         ValueError: a root that is not a folder, an unknown server, a bad ``--http``,
             ``--command`` or ``--replay`` (the other commands' options).
     """
-    from ..mcp.state import Options
-    from .run import _find_own_servers
+    import os
 
-    _find_own_servers()
+    from ..mcp.state import Options
+    from .executor import with_own_scripts
+
+    # Servers installed beside the tool are found also when its environment is not active.
+    os.environ["PATH"] = with_own_scripts(os.environ)["PATH"]
     if getattr(args, "replay", None):
         raise ValueError("mcp serves live servers; --replay is for the other commands")
     if getattr(args, "command", None):
@@ -139,45 +139,3 @@ def parse_http(text: str) -> tuple[str, int]:
     if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"--http {text}: give HOST:PORT, such as 127.0.0.1:8765")
     return host, int(port)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``python -m adecore_lsp.mcp``: the global options and ``--http``."""
-    from .main import _global_options
-
-    parser = argparse.ArgumentParser(
-        prog="adecore-lsp mcp",
-        description="Serve the workspace layer to coding agents over MCP (stdio by default).",
-    )
-    _global_options(parser, defaults=True)
-    add_http_options(parser)
-    parser.set_defaults(timeout=DEFAULT_TIMEOUT)
-    return parser
-
-
-def add_http_options(parser: argparse.ArgumentParser) -> None:
-    """``--http``, ``--allow-remote`` and ``--allowed-host``, for ``mcp`` either way."""
-    parser.add_argument("--http", metavar="HOST:PORT", default=None, help=HTTP_HELP)
-    parser.add_argument(
-        "--allow-remote",
-        action="store_true",
-        help="allow a bind that is not loopback; every request then needs the bearer token "
-        "(ADECORE_LSP_MCP_TOKEN, or one printed on stderr)",
-    )
-    parser.add_argument(
-        "--allowed-host",
-        metavar="NAME",
-        action="append",
-        dest="allowed_hosts",
-        help="a host name requests may carry in Host and Origin (with --allow-remote)",
-    )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m adecore_lsp.mcp [options]``: the same as ``adecore-lsp mcp [options]``."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exit:
-        return exit.code if isinstance(exit.code, int) else FAILURE
-    return run_mcp(args)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..environment import getenv
 from .output import Output, one_line
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -58,7 +59,13 @@ class _Bars:
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn
 
-        console = Console(file=output.err, no_color=not output.colour)
+        # The caller's width: the daemon's stderr is a socket, with no size of its own.
+        columns = getenv("COLUMNS") or ""
+        console = Console(
+            file=output.err,
+            no_color=not output.colour,
+            width=int(columns) if columns.isdigit() and int(columns) > 0 else None,
+        )
         self._bars = Progress(
             TextColumn("{task.description}"), BarColumn(), console=console, transient=True
         )

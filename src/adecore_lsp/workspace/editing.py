@@ -25,7 +25,8 @@ from ..write_path import WriteSet
 from . import checking
 from .files import read_text
 from .model import AppliedPlan, EditPlan, FileEdit, FileOperation
-from .navigation import prepare_whole, target_offset
+from .navigation import target_offset
+from .outlines import prepare_whole
 
 if TYPE_CHECKING:
     from .workspace import Target, Workspace

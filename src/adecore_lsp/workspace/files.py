@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,17 +72,32 @@ def read_text(path: Path) -> str:
 
 def root_files(root: Path, wanted: Callable[[Path], bool], under: Path | None = None) -> list[Path]:
     """The files under ``root`` that ``wanted`` accepts, ignored ones and skipped folders left
-    out, sorted by path; with ``under`` (a folder in the root), only those inside it."""
+    out, sorted by path; with ``under`` (a folder in the root), only those inside it (and
+    only that folder is walked)."""
     listed = _git_files(root)
-    candidates = listed if listed is not None else _walk(root)
     inside = None if under is None or under == root else under.relative_to(root).parts
+    if listed is None:
+        found: list[Path] = []
+        within = None if under is None or under == root else os.fspath(under)
+
+        def take(entry: os.DirEntry[str]) -> None:
+            path = Path(entry.path)
+            if wanted(path):
+                found.append(path)
+
+        _files(os.fspath(root), [], _skipped_folder, take, within)
+        return sorted(found)
     return sorted(
         path
-        for path in candidates
+        for path in listed
         if not SKIPPED_FOLDERS.intersection(parts := path.relative_to(root).parts[:-1])
         and (inside is None or parts[: len(inside)] == inside)
         and wanted(path)
     )
+
+
+def _skipped_folder(name: str) -> bool:
+    return name in SKIPPED_FOLDERS
 
 
 def _git_files(root: Path) -> list[Path] | None:
@@ -102,24 +118,6 @@ def _git_files(root: Path) -> list[Path] | None:
     return [path for name in names if name and (path := root / name).is_file()]
 
 
-def _walk(root: Path) -> Iterator[Path]:
-    rules: list[tuple[Path, list[str]]] = []
-    for folder, folders, files in os.walk(root):
-        here = Path(folder)
-        ignore = here / ".gitignore"
-        if ignore.is_file():
-            rules.append((here, _patterns(ignore)))
-        folders[:] = sorted(
-            name
-            for name in folders
-            if name not in SKIPPED_FOLDERS and not _ignored(here / name, True, rules)
-        )
-        for name in sorted(files):
-            path = here / name
-            if not _ignored(path, False, rules):
-                yield path
-
-
 def _patterns(path: Path) -> list[str]:
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -128,24 +126,100 @@ def _patterns(path: Path) -> list[str]:
     return [line.rstrip() for line in lines if line.strip() and not line.startswith("#")]
 
 
-def _ignored(path: Path, is_dir: bool, rules: list[tuple[Path, list[str]]]) -> bool:
-    """Whether ``.gitignore`` patterns ignore ``path``: the last matching pattern decides."""
-    ignored = False
-    for base, patterns in rules:
+TREE_SKIPPED = SKIPPED_FOLDERS | {".hg", ".svn", ".tox", ".nox", ".cache"}
+"""Folders whose files no server is told of (besides any ``*_cache`` folder)."""
+
+Stamp = tuple[int, int, int]
+"""A file's size, modification time and status-change time (ns)."""
+
+
+def tree_stock(root: Path) -> dict[str, Stamp]:
+    """Every file under ``root`` by path, with its :data:`Stamp`: what changed between two
+    looks is what the servers are told. Left out: the folders no server reads (``.git``,
+    ``node_modules``, ``.venv``, caches ...) and what ``.gitignore`` files ignore (build
+    output, logs), so that a tool writing there between two commands tells nobody anything.
+    One ``scandir`` a folder and one ``stat`` a file: a few milliseconds for a thousand files.
+    """
+    found: dict[str, Stamp] = {}
+
+    def take(entry: os.DirEntry[str]) -> None:
+        status = entry.stat()
+        found[entry.path] = (status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+
+    _files(os.fspath(root), [], _skipped_in_tree, take, None)
+    return found
+
+
+def _skipped_in_tree(name: str) -> bool:
+    return name in TREE_SKIPPED or name.endswith("_cache")
+
+
+_Rule = tuple[str, bool, bool, bool, "re.Pattern[str]"]
+"""A ``.gitignore`` line: its folder, negated, folders only, anchored, the pattern."""
+
+
+def _files(
+    folder: str,
+    rules: list[_Rule],
+    skipped: Callable[[str], bool],
+    take: Callable[[os.DirEntry[str]], None],
+    within: str | None,
+) -> None:
+    """Call ``take`` for each file under ``folder`` that ``.gitignore`` keeps, in folders
+    ``skipped`` does not name; with ``within``, only the files inside that folder (the
+    folders above it are read for their ``.gitignore`` only)."""
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name == ".gitignore":
+            rules = [*rules, *_rules(folder, Path(entry.path))]
+            break
+    inside = within is None or folder == within or folder.startswith(within + os.sep)
+    for entry in entries:
         try:
-            relative = path.relative_to(base).as_posix()
-        except ValueError:
-            continue
-        for pattern in patterns:
-            negated = pattern.startswith("!")
-            body = pattern[1:] if negated else pattern
-            if body.endswith("/"):
-                if not is_dir:
+            if entry.is_dir(follow_symlinks=False):
+                path = entry.path
+                if skipped(entry.name) or _matches(path, entry.name, True, rules):
                     continue
-                body = body.rstrip("/")
-            anchored = "/" in body
-            body = body.lstrip("/")
-            target = relative if anchored else relative.rsplit("/", 1)[-1]
-            if fnmatch.fnmatchcase(target, body) or fnmatch.fnmatchcase(relative, body + "/**"):
-                ignored = not negated
+                toward = within is not None and (within + os.sep).startswith(path + os.sep)
+                if inside or toward:
+                    _files(path, rules, skipped, take, within)
+            elif inside and entry.is_file() and not _matches(entry.path, entry.name, False, rules):
+                take(entry)
+        except OSError:
+            continue  # gone meanwhile: the next look says so
+
+
+def _rules(folder: str, ignore: Path) -> list[_Rule]:
+    rules = []
+    for pattern in _patterns(ignore):
+        negated = pattern.startswith("!")
+        body = pattern[1:] if negated else pattern
+        folders_only = body.endswith("/")
+        body = body.rstrip("/")
+        anchored = "/" in body
+        rules.append(
+            (
+                folder,
+                negated,
+                folders_only,
+                anchored,
+                re.compile(fnmatch.translate(body.lstrip("/"))),
+            )
+        )
+    return rules
+
+
+def _matches(path: str, name: str, is_dir: bool, rules: list[_Rule]) -> bool:
+    """Whether the ``.gitignore`` rules ignore ``path``: the last matching rule decides."""
+    ignored = False
+    for folder, negated, folders_only, anchored, pattern in rules:
+        if folders_only and not is_dir:
+            continue
+        target = path[len(folder) + 1 :] if anchored else name
+        if pattern.match(target):
+            ignored = not negated
     return ignored

@@ -277,9 +277,16 @@ def _on_path(program: str, outside: Path | None) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def scripts_folder() -> str | None:
+    """The scripts folder of the Python environment this code runs in (``.venv/bin``),
+    looked up once a process."""
+    return sysconfig.get_path("scripts") or None
+
+
 def _in_scripts_folder(program: str) -> str | None:
     """``program`` in the scripts folder of the Python environment this code runs in."""
-    scripts = sysconfig.get_path("scripts")
+    scripts = scripts_folder()
     if not scripts:
         return None
     found = shutil.which(program, path=scripts)
@@ -500,7 +507,7 @@ class Registry:
                     spec.install,
                     detail=f"only {inside} has it, inside a root that is not trusted; {ADVICE}",
                 )
-        scripts = sysconfig.get_path("scripts") or "adecore-lsp's own environment"
+        scripts = scripts_folder() or "adecore-lsp's own environment"
         if os.path.isabs(program) or "/" in program or os.sep in program:
             detail = f"{program} is not an executable file"
         elif root is None or not trusted:

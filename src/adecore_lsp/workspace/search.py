@@ -21,7 +21,7 @@ from ..protocol.workspace import targets as parsing
 from ..session import LspSession
 from .files import is_file
 from .model import Results, Symbol
-from .navigation import one, outline, prepare_whole, to_symbol
+from .outlines import one, outline, prepare_whole, to_symbol
 from .units import location
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ async def by_name(ws: Workspace, target: str, parsed: parsing.NameTarget) -> Sym
 async def _workspace_symbols(ws: Workspace, query: str) -> list[Any]:
     """``workspace/symbol`` from the first server that answers it; an empty answer within a
     server's ``progress_grace`` after its handshake is asked again (indexing)."""
-    handles = [h for h in ws.started() if h.state == "running"]
+    handles = [h for h in ws.used() if h.state == "running"]
     if not handles:
         raise TargetNotFoundError(query, "no language server is running for this workspace")
     try:
@@ -102,7 +102,7 @@ async def workspace_symbols(ws: Workspace, query: str) -> tuple[LspSession, list
     """``workspace/symbol`` from the first server that answers it, and its session; an empty
     answer within a server's ``progress_grace`` after its handshake is asked again
     (indexing)."""
-    handles = [h for h in ws.started() if h.state == "running"]
+    handles = [h for h in ws.used() if h.state == "running"]
     if not handles:
         raise TargetNotFoundError(query, "no language server is running for this workspace")
     try:

@@ -17,7 +17,8 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
@@ -34,7 +35,7 @@ from ..session import LspSession
 from ..types import Disposable, JSONObject
 from ..write_path import WriteSet, recover
 from . import checking
-from .files import DiskState, read_text, root_files
+from .files import DiskState, Stamp, read_text, root_files, tree_stock
 from .model import (
     AppliedPlan,
     DiagnosticsDelta,
@@ -57,6 +58,11 @@ __all__ = ["Workspace"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+def _same_tick(disk: DiskState | None, read_at: float) -> bool:
+    """Whether a write after the read at ``read_at`` could carry the times ``disk`` has."""
+    return disk is not None and read_at - disk.ctime_ns / 1e9 < SAME_TICK
 
 
 def closed_error() -> WorkspaceClosedError:
@@ -86,6 +92,12 @@ _WATCHED = "workspace/didChangeWatchedFiles"
 WHICH_FOR = 2.0
 """Seconds a server's executable, once looked up, is taken as known."""
 
+_USED: ContextVar[set[ServerHandle] | None] = ContextVar("adecore_lsp_used", default=None)
+"""The servers the running command asked for (see :meth:`Workspace.tracking`)."""
+
+SAME_TICK = 2.0
+"""Seconds within which a file's times may not tell two writes apart (a coarse clock)."""
+
 TREE_INTERVAL = 1.0
 """The least seconds between two looks at the root's files for what was created, changed
 or deleted (for the servers that watch files)."""
@@ -107,6 +119,8 @@ class OpenFile:
     text: str
     disk: DiskState | None
     unsaved: bool = False
+    read_at: float = field(default_factory=time.time)
+    """When ``text`` was read (the wall clock, as ``st_ctime`` is)."""
 
 
 class Workspace:
@@ -175,7 +189,7 @@ class Workspace:
         self._progress_listeners: list[Callable[[str, Any], object]] = []
         self._collectors: list[_Collector] = []
         self._which: dict[int, tuple[str | None, float]] = {}
-        self._tree: dict[Path, DiskState | None] | None = None
+        self._tree: dict[str, Stamp] | None = None
         self._tree_at = 0.0
 
     def _notice(self, ignored: list[str]) -> str | None:
@@ -208,6 +222,22 @@ class Workspace:
         found = self.registry.which(spec, self.root, trusted=trusted)
         self._which[id(spec)] = (found, now)
         return found
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` was called (a closed workspace starts nothing again)."""
+        return self._closed
+
+    def watch_tree(self) -> None:
+        """Take stock of the root's files (the first time), so that :meth:`sync_disk` sees
+        the files created, changed or deleted since: announced to the servers that watch
+        them, and restarting a server that watches none when files were created or deleted
+        under its root. The next ``sync_disk`` looks at once. A workspace kept between
+        commands (the daemon's) calls it before each command."""
+        if self._tree is None:
+            self._tree = self._scan()
+        # The next sync_disk looks at once, however recent the last look was.
+        self._tree_at = float("-inf")
 
     def on_progress(self, listener: Callable[[str, Any], object]) -> Disposable:
         """Hear every server's ``$/progress``: ``listener(server_id, params)``."""
@@ -308,6 +338,32 @@ class Workspace:
         """
         if self._closed:
             raise closed_error()
+        handles = self._handles_for(path)
+        used = _USED.get()
+        if used is not None:
+            used.update(handles)
+        return handles
+
+    @contextlib.contextmanager
+    def tracking(self) -> Iterator[None]:
+        """Within the block (and the tasks it starts), :meth:`used` names the servers the
+        block asked for, not every server this workspace has started: a command run on a
+        warm workspace (the daemon's) speaks of the servers it would have started in a
+        workspace of its own."""
+        token = _USED.set(set())
+        try:
+            yield
+        finally:
+            _USED.reset(token)
+
+    def used(self) -> list[ServerHandle]:
+        """The servers asked for within :meth:`tracking` (every one started outside it), in
+        the order they were made."""
+        used = _USED.get()
+        handles = self.started()
+        return handles if used is None else [handle for handle in handles if handle in used]
+
+    def _handles_for(self, path: Path) -> list[ServerHandle]:
         handles = []
         for spec in self.specs_for(path):
             root = self._server_root(spec, path)
@@ -464,35 +520,68 @@ class Workspace:
 
     @_when_open
     async def sync_disk(self) -> None:
-        """Send the servers the new text of every open file that changed on disk (an update
-        not yet saved is kept), and ``didChangeWatchedFiles`` for those and for the files
-        created, changed or deleted under the root since the last look, to the servers
-        whose watchers match."""
+        """Make the servers see the disk as it is now (``workspace-api.md``, "the disk is
+        the truth").
+
+        Every open file that changed on disk is sent again (an update not yet saved is
+        kept). A file whose size and times are as last read is read again all the same when
+        its ``st_ctime`` is less than ``SAME_TICK`` seconds older than that read: two writes
+        within one tick of the file system's clock carry the same times. The files created,
+        changed or deleted under the root since the last look are announced to the servers
+        whose watchers want them; a server that watches none is restarted when files were
+        created or deleted under its root; and the servers told of any change judge the
+        diagnostics of their other files afresh.
+        """
         changes: list[tuple[Path, int]] = []
+        sent: set[ServerHandle] = set()
         for uri, known in list(self._open.items()):
             if known.unsaved:
                 continue
             disk = DiskState.of(known.path)
-            if disk == known.disk:
+            if disk == known.disk and not _same_tick(disk, known.read_at):
                 continue
             if disk is None:
+                sent.update(h for h in self._handles.values() if uri in h.documents)
                 await self.close(known.path)
                 changes.append((known.path, DELETED))
                 continue
+            read_at = time.time()
             try:
                 text = read_text(known.path)
             except (OSError, ValueError):
                 # Unreadable now (not UTF-8): forget the old text, so the next use of the
                 # file reads it again and says why it cannot.
+                sent.update(h for h in self._handles.values() if uri in h.documents)
                 await self.close(known.path)
                 continue
-            known.disk = disk
-            changes.append((known.path, CHANGED))
+            if disk != known.disk:
+                changes.append((known.path, CHANGED))
+            known.disk, known.read_at = disk, read_at
             if text != known.text:
                 known.text = text
-                await self._send(known.path, uri, text)
-        changes.extend(self._tree_changes())
-        self.announce(changes)
+                sent.update(await self._send(known.path, uri, text))
+        tree = self._tree_changes()
+        changes.extend(tree)
+        sent.update(self.announce(changes))
+        await self._restart_unwatched(tree)
+        now = time.monotonic()
+        for handle in sent:
+            handle.finality.others_changed(now)
+
+    async def _restart_unwatched(self, tree: Sequence[tuple[Path, int]]) -> None:
+        """Restart the running servers that watch no files when files were created or
+        deleted under their root: nothing else would tell them (documents re-opened)."""
+        made = [path for path, kind in tree if kind != CHANGED]
+        if not made:
+            return
+        stale = [
+            handle
+            for (_, root), handle in self._handles.items()
+            if (session := handle.live) is not None
+            and not session.registrations(_WATCHED)
+            and any(path.is_relative_to(root) for path in made)
+        ]
+        await asyncio.gather(*(handle.restart() for handle in stale))
 
     def _registered(self, method: str) -> None:
         """A server registered ``method``: when it first watches files, the root's files are
@@ -501,13 +590,13 @@ class Workspace:
             self._tree = self._scan()
             self._tree_at = time.monotonic()
 
-    def _scan(self) -> dict[Path, DiskState | None]:
-        return {path: DiskState.of(path) for path in root_files(self.root, lambda _path: True)}
+    def _scan(self) -> dict[str, Stamp]:
+        return tree_stock(self.root)
 
     def _tree_changes(self) -> list[tuple[Path, int]]:
         """The files created, changed or deleted under the root since the last look, while
-        some server watches files (looked at most once every ``TREE_INTERVAL`` seconds; the
-        stock is taken when a server first watches)."""
+        some server watches files or :meth:`watch_tree` was called (looked at most once
+        every ``TREE_INTERVAL`` seconds, unless ``watch_tree`` asks for a look at once)."""
         if self._tree is None:
             return []
         now = time.monotonic()
@@ -515,20 +604,22 @@ class Workspace:
             return []
         tree = self._scan()
         before, self._tree, self._tree_at = self._tree, tree, now
-        found = [(path, CREATED) for path in tree if path not in before]
-        found += [(path, DELETED) for path in before if path not in tree]
+        found = [(Path(path), CREATED) for path in tree.keys() - before.keys()]
+        found += [(Path(path), DELETED) for path in before.keys() - tree.keys()]
         found += [
-            (path, CHANGED)
-            for path, state in tree.items()
-            if path in before and before[path] != state
+            (Path(path), CHANGED)
+            for path, stamp in tree.items()
+            if (old := before.get(path)) is not None and old != stamp
         ]
+        found.sort()
         return found
 
-    def announce(self, changes: Sequence[tuple[Path, int]]) -> None:
+    def announce(self, changes: Sequence[tuple[Path, int]]) -> list[ServerHandle]:
         """Tell each server whose file watchers want them of the files this workspace saw
-        created (1), changed (2) or deleted (3)."""
+        created (1), changed (2) or deleted (3); the servers told."""
+        told: list[ServerHandle] = []
         if not changes:
-            return
+            return told
         unique = list(dict.fromkeys(changes))
         events = [(self.paths.uri(path), str(path), kind) for path, kind in unique]
         for handle in self._handles.values():
@@ -538,6 +629,8 @@ class Workspace:
             wanted = watched_changes(session.registrations(_WATCHED), events, str(self.root))
             if wanted:
                 session.notify(_WATCHED, {"changes": wanted})
+                told.append(handle)
+        return told
 
     def files_of(self, paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
         """The files ``paths`` name, each once, in order: a file is itself, a folder stands

@@ -38,6 +38,10 @@ diagnostic once. Pushes do not make a pull-mode document final, and its finality
 wait for them. A pull answer for the current version is final in push mode too: it is the
 server's whole answer for that text.
 
+**Other files.** When other files change (:meth:`others_changed`), a document's own text is
+the same but its diagnostics may not be: a pull answer is wanted again, and a push is taken
+as final only a settle window after the change (the server's new reports come first).
+
 **Silence.** Some servers send nothing when a change leaves a file's diagnostics as they were
 (typescript-language-server for a file that stays clean). Silence is never read as clean:
 :meth:`silent_since` says since when a document has heard nothing for its current version,
@@ -148,7 +152,14 @@ class DiagnosticsFinality:
         ValueError: a negative ``settle``.
     """
 
-    __slots__ = ("_documents", "_last_push_at", "_progress", "_progress_ended_at", "settle")
+    __slots__ = (
+        "_changed_at",
+        "_documents",
+        "_last_push_at",
+        "_progress",
+        "_progress_ended_at",
+        "settle",
+    )
 
     def __init__(self, settle: float) -> None:
         if settle < 0:
@@ -158,6 +169,7 @@ class DiagnosticsFinality:
         self._progress = False
         self._progress_ended_at = float("-inf")
         self._last_push_at = float("-inf")
+        self._changed_at = float("-inf")
 
     # -- feeds ----------------------------------------------------------------------------
 
@@ -242,6 +254,15 @@ class DiagnosticsFinality:
                 document.known_version = document.version
                 document.pulled = None
 
+    def others_changed(self, now: float) -> None:
+        """Files this server sees changed at ``now`` (another document's text, files on
+        disk it watches): every document's diagnostics may change without its own text
+        changing. A pull answer no longer makes a document final (as after
+        :meth:`refreshed`); a pushed report is final again only once the settle window
+        after ``now`` has passed, so that the server's reports on the change come first."""
+        self.refreshed()
+        self._changed_at = now
+
     def closed(self, uri: str) -> None:
         """The client closed ``uri``: everything about it goes, and later reports are dropped."""
         self._documents.pop(uri, None)
@@ -299,7 +320,7 @@ class DiagnosticsFinality:
         if document.mode == "pull":
             # Pushes alone never make a pull-mode document final: its pull answer does.
             return FinalityStatus(False, current, False, None)
-        start = document.pushed_at
+        start = max(document.pushed_at, self._changed_at)
         if document.versioned:
             if self._progress:
                 return FinalityStatus(False, current, False, None)

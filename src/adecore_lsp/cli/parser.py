@@ -1,0 +1,295 @@
+"""The command line's grammar: global options before or after the command, one subcommand
+per command, ``daemon`` with its actions, and ``mcp``'s own parser for ``python -m
+adecore_lsp.mcp``. The standard library's :mod:`argparse` only: a command sent to the
+daemon parses its options with this and imports nothing more of the package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .._version import __version__
+from .modes import DAEMON_MODES
+from .status import FAILURE
+
+# Internal to the library: the command line is the public face of this module.
+__all__: list[str] = []
+
+HTTP_HELP = "serve streamable HTTP at HOST:PORT (path /mcp) instead of stdio"
+MCP_TIMEOUT = 30.0
+"""``--timeout`` of ``mcp`` unless given: below the tool timeouts of the usual hosts."""
+
+SEVERITIES = ("error", "warning", "information", "hint")
+CHECK_FORMATS = ("text", "json", "jsonl", "sarif", "github")
+
+_GLOBAL_HELP = {
+    "root": "the workspace root (default: the nearest folder above the first path that holds "
+    "a root marker of the chosen server, else the current folder)",
+    "server": "a registry server to use (repeatable); `adecore-lsp servers` lists them",
+    "command": 'a server that is not in the registry, as one string ("my-lsp --stdio")',
+    "timeout": "the bound of every wait, in seconds (default 60)",
+    "trace": "write every message with the servers to FILE, one JSON line each",
+    "replay": "answer from a trace written by --trace instead of a live server",
+    "quiet": "print nothing on stderr but errors",
+    "no_progress": "show no progress of the servers",
+    "debug": "show the Python traceback of a failure",
+    "trust": "trust this root for this run: its configuration's commands and its own "
+    "executables (.venv/bin, node_modules/.bin) may run (see `adecore-lsp trust`)",
+    "daemon": "run the command in the daemon that keeps servers warm: auto (when one runs; "
+    "the default, or $ADECORE_LSP_DAEMON), on (start one if none runs), off",
+}
+
+
+def add_global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
+    """The options every command takes, before or after its name.
+
+    On the subcommands they default to ``SUPPRESS``, so that an option given before the
+    command is not reset by the subcommand's own default.
+    """
+
+    def default(value: Any) -> Any:
+        return value if defaults else argparse.SUPPRESS
+
+    group = parser.add_argument_group("global options")
+    group.add_argument("--root", metavar="DIR", default=default(None), help=_GLOBAL_HELP["root"])
+    group.add_argument(
+        "--server",
+        metavar="ID",
+        action="append",
+        dest="servers",
+        default=default(None),
+        help=_GLOBAL_HELP["server"],
+    )
+    group.add_argument(
+        "--command", metavar="ARGV", default=default(None), help=_GLOBAL_HELP["command"]
+    )
+    group.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=default(60.0),
+        help=_GLOBAL_HELP["timeout"],
+    )
+    group.add_argument("--trace", metavar="FILE", default=default(None), help=_GLOBAL_HELP["trace"])
+    group.add_argument(
+        "--replay", metavar="FILE", default=default(None), help=_GLOBAL_HELP["replay"]
+    )
+    group.add_argument(
+        "--quiet", "-q", action="store_true", default=default(False), help=_GLOBAL_HELP["quiet"]
+    )
+    group.add_argument(
+        "--no-progress",
+        action="store_true",
+        default=default(False),
+        help=_GLOBAL_HELP["no_progress"],
+    )
+    group.add_argument(
+        "--debug", action="store_true", default=default(False), help=_GLOBAL_HELP["debug"]
+    )
+    group.add_argument(
+        "--trust", action="store_true", default=default(False), help=_GLOBAL_HELP["trust"]
+    )
+    group.add_argument(
+        "--daemon", choices=DAEMON_MODES, default=default(None), help=_GLOBAL_HELP["daemon"]
+    )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"a timeout must be a positive number of seconds, not {text}"
+        )
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+@functools.lru_cache(maxsize=1)
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line: global options and one subcommand per command (made once a
+    process: the daemon parses every caller's command with it)."""
+    parser = argparse.ArgumentParser(
+        prog="adecore-lsp",
+        description="Language servers in the shell: check files, see what names mean and where "
+        "they are used, rename, format, and know which servers you have.",
+        epilog="exit status: 0 clean, 1 findings or pending changes, 2 usage error or failure, "
+        "3 incomplete (a wait timed out: the answer cannot be trusted)",
+    )
+    parser.add_argument("--version", action="version", version=f"adecore-lsp {__version__}")
+    add_global_options(parser, defaults=True)
+    commands = parser.add_subparsers(dest="name", metavar="COMMAND")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        add_global_options(sub, defaults=False)
+        return sub
+
+    check = command("check", "final diagnostics of files (every file of the root by default)")
+    check.add_argument("paths", nargs="*", metavar="PATH")
+    check.add_argument("--format", choices=CHECK_FORMATS, default="text")
+    check.add_argument("--min-severity", choices=SEVERITIES, default="hint")
+    check.add_argument("--fail-on", choices=SEVERITIES, default="error")
+    check.add_argument(
+        "--baseline", metavar="FILE", help="report only what a saved --format json output lacks"
+    )
+
+    hover = command("hover", "the hover text of a target")
+    hover.add_argument("target", metavar="TARGET")
+    hover.add_argument("--format", choices=("text", "json"), default="text")
+
+    for name, what in (
+        ("definition", "where a target is defined"),
+        ("references", "where a target is used"),
+        ("implementation", "the implementations of a target"),
+        ("type-definition", "where the type of a target is defined"),
+        ("callers", "what calls a target"),
+        ("callees", "what a target calls"),
+    ):
+        sub = command(name, what)
+        sub.add_argument("target", metavar="TARGET")
+        sub.add_argument("--format", choices=("text", "json"), default="text")
+        if name == "references":
+            sub.add_argument("--context", type=_positive, default=0, metavar="N")
+            sub.add_argument("--include-declaration", action="store_true")
+
+    symbols = command("symbols", "the outline of a file")
+    symbols.add_argument("file", metavar="FILE")
+    symbols.add_argument("--depth", type=_positive, default=None, metavar="N")
+    symbols.add_argument("--kind", default=None, help="only these kinds, e.g. function,class")
+    symbols.add_argument("--format", choices=("text", "json"), default="text")
+
+    find = command("find", "search the workspace's symbols")
+    find.add_argument("query", metavar="QUERY")
+    find.add_argument("--limit", type=_positive, default=50)
+    find.add_argument("--format", choices=("text", "json"), default="text")
+
+    rename = command("rename", "the diff of renaming a target (--write applies it)")
+    rename.add_argument("target", metavar="TARGET")
+    rename.add_argument("new_name", metavar="NEW_NAME")
+    rename.add_argument("--write", action="store_true")
+    rename.add_argument("--format", choices=("text", "json"), default="text")
+
+    for name, what in (
+        ("format", "the diff of formatting files (--write applies it)"),
+        ("fix", "the diff of the servers' fix-all actions (--write applies it)"),
+    ):
+        sub = command(name, what)
+        sub.add_argument("paths", nargs="*", metavar="PATH")
+        sub.add_argument("--write", action="store_true")
+        sub.add_argument("--check", action="store_true", help="exit 1 when some file would change")
+        sub.add_argument("--format", choices=("text", "json"), default="text")
+
+    capabilities = command("capabilities", "what the server supports for a file")
+    capabilities.add_argument("file", nargs="?", metavar="FILE")
+    capabilities.add_argument("--format", choices=("text", "json"), default="text")
+
+    servers = command("servers", "the servers the registry knows, and which are installed")
+    servers.add_argument("--format", choices=("text", "json"), default="text")
+
+    doctor = command("doctor", "start each installed server and say how it behaves")
+    doctor.add_argument("ids", nargs="*", metavar="ID")
+    doctor.add_argument("--format", choices=("text", "json"), default="text")
+
+    trust = command(
+        "trust",
+        "trust a root: its configuration's commands and its own executables may then run "
+        "(until its configuration changes)",
+    )
+    trust.add_argument(
+        "dir", nargs="?", metavar="DIR", help="the root to trust (default: this project's)"
+    )
+    trust.add_argument("--list", action="store_true", help="the trusted roots, one a line")
+    trust.add_argument("--remove", metavar="DIR", help="forget a trusted root")
+
+    mcp = command("mcp", "serve the workspace to coding agents over MCP (stdio, or --http)")
+    add_http_options(mcp)
+    # Kept below hosts' usual tool timeouts (mcp.md); --timeout after `mcp` sets it.
+    mcp.set_defaults(timeout=MCP_TIMEOUT)
+
+    daemon = command("daemon", "the daemon that keeps language servers warm between commands")
+    actions = daemon.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    for action, what in (
+        ("start", "start the daemon in the background (returns once it accepts commands)"),
+        ("run", "run the daemon in the foreground (for systemd, containers and tests)"),
+    ):
+        sub = actions.add_parser(action, help=what, description=what)
+        sub.add_argument(
+            "--idle-timeout",
+            type=_seconds,
+            default=None,
+            metavar="SECONDS",
+            help="shut a workspace's servers down after this long unused (default 900)",
+        )
+        sub.add_argument(
+            "--memory-budget",
+            type=_positive,
+            default=None,
+            metavar="MIB",
+            help="the servers' memory together at most (default: a quarter of the machine's)",
+        )
+    actions.add_parser("stop", help="stop the daemon and every server it holds")
+    status = actions.add_parser("status", help="whether a daemon runs, and what it holds")
+    status.add_argument("--format", choices=("text", "json"), default="text")
+    return parser
+
+
+def add_http_options(parser: argparse.ArgumentParser) -> None:
+    """``--http``, ``--allow-remote`` and ``--allowed-host``, for ``mcp`` either way."""
+    parser.add_argument("--http", metavar="HOST:PORT", default=None, help=HTTP_HELP)
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a bind that is not loopback; every request then needs the bearer token "
+        "(ADECORE_LSP_MCP_TOKEN, or one printed on stderr)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        metavar="NAME",
+        action="append",
+        dest="allowed_hosts",
+        help="a host name requests may carry in Host and Origin (with --allow-remote)",
+    )
+
+
+def build_mcp_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m adecore_lsp.mcp``: the global options and ``--http``."""
+    parser = argparse.ArgumentParser(
+        prog="adecore-lsp mcp",
+        description="Serve the workspace layer to coding agents over MCP (stdio by default).",
+    )
+    add_global_options(parser, defaults=True)
+    add_http_options(parser)
+    parser.set_defaults(timeout=MCP_TIMEOUT, name="mcp")
+    return parser
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace | int:
+    """The parsed command line, or the exit status when parsing ended it (``--help``,
+    ``--version``, a usage error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit:
+        code = exit.code
+        return code if isinstance(code, int) else FAILURE
+    if args.name is None:
+        parser.print_help(sys.stderr)
+        return FAILURE
+    return args

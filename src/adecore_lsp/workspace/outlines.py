@@ -1,0 +1,127 @@
+"""Outlines and the symbols in them: a file's document symbols from its first server, a
+``Symbol`` of each, the one symbol a target names, and the whole root opened for questions
+about every file (what both targets and workspace searches need)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..errors import AmbiguousTargetError, ErrorCodes, LspError, TargetNotFoundError
+from ..protocol.workspace import targets as parsing
+from ..session import LspSession
+from .checking import wait_ready
+from .model import ResultReason, Symbol
+from .units import location
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .workspace import Workspace
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+
+async def outline(ws: Workspace, path: Path) -> tuple[LspSession, list[Any]]:
+    """The document symbols of ``path`` from its first server that gives them."""
+    try:
+        _handle, session, symbols = await ws.first_answer(
+            path, "textDocument/documentSymbol", lambda s, uri: s.document_symbols(uri)
+        )
+    except LspError as error:
+        if error.code == ErrorCodes.MethodNotFound:
+            raise TargetNotFoundError(
+                ws.paths.relative(path),
+                f"no server for {ws.paths.relative(path)} gives document symbols, so names "
+                f"in it cannot be found; give a position (path:LINE:COL) instead",
+            ) from None
+        raise
+    return session, list(symbols)
+
+
+def to_symbol(
+    ws: Workspace,
+    session: LspSession,
+    uri: str,
+    raw: Mapping[str, Any],
+    name_path: str,
+    container: str | None,
+    depth: int | None = None,
+) -> Symbol:
+    """A :class:`Symbol` of a ``DocumentSymbol`` (its children down to ``depth`` levels)."""
+    encoding: Any = session.position_encoding or "utf-16"
+    whole = raw.get("range") or {}
+    selection = raw.get("selectionRange") or whole
+    children: list[Symbol] = []
+    if depth is None or depth > 1:
+        below = None if depth is None else depth - 1
+        for child in raw.get("children") or []:
+            child_path = f"{name_path}/{child['name']}"
+            children.append(to_symbol(ws, session, uri, child, child_path, name_path, below))
+    first = whole.get("start", {}).get("line", 0) + 1
+    last = whole.get("end", {}).get("line", 0) + 1
+    return Symbol(
+        name=raw["name"],
+        name_path=name_path,
+        kind=parsing.symbol_kind_name(raw.get("kind", 0)),
+        location=location(ws.paths, ws.texts, uri, selection, encoding, raw),
+        range_lines=(first, last),
+        container=container,
+        children=children,
+        raw=raw,
+    )
+
+
+def one(target: str, found: list[Symbol]) -> Symbol:
+    if len(found) == 1:
+        return found[0]
+    candidates = []
+    counts: dict[tuple[str, str], int] = {}
+    for symbol in found:
+        key = (symbol.location.path, symbol.name_path)
+        k = counts.get(key, 0)
+        counts[key] = k + 1
+        same = sum(1 for s in found if (s.location.path, s.name_path) == key)
+        suffix = f"[{k}]" if same > 1 else ""
+        candidates.append(
+            (symbol.kind, f"{symbol.location.path}#{symbol.name_path}{suffix}", symbol.location)
+        )
+    raise AmbiguousTargetError(target, candidates)
+
+
+async def prepare_whole(ws: Workspace) -> tuple[bool, ResultReason | None, bool]:
+    """Open the root's files the servers take (at most ``max_open_files``) and wait for the
+    servers' readiness, so that answers do not depend on which files happen to be open.
+
+    Returns whether every file could be opened, the reason when not, and whether some
+    server timed out getting ready.
+    """
+    await ws.sync_disk()
+    files = ws.root_files()
+    complete: bool = True
+    reason: ResultReason | None = None
+    if len(files) > ws.max_open_files:
+        files = files[: ws.max_open_files]
+        complete, reason = False, "too_many_files"
+    for path in files:
+        if ws.paths.uri(path) in ws._open:
+            continue
+        handles = ws.handles_for(path)
+        if handles and all(h.spec.indexes_root for h in handles):
+            # A server that indexes the whole root itself is asked without opening files.
+            await asyncio.gather(*(h.session() for h in handles))
+            continue
+        try:
+            await ws.open(path)
+        except ValueError:
+            continue  # not UTF-8 text: no server reads it as code either
+    timed_out = False
+    began = time.monotonic()
+    for handle in ws.started():
+        if handle.state == "running":
+            readiness = await wait_ready(handle, began, ws.timeout)
+            timed_out = timed_out or readiness.state == "timed_out"
+    return complete, reason, timed_out
