@@ -67,11 +67,29 @@ TOOLS = {
     "symbols",
     "find_symbol",
     "definition",
+    "type_definition",
+    "implementation",
     "hover",
     "references",
+    "callers",
+    "callees",
     "rename",
     "apply_rename",
+    "edit",
+    "format",
+    "fix",
     "restart",
+}
+WRITING = {"apply_rename", "edit", "format", "fix"}
+PLAN_KEYS = {
+    "diff",
+    "changed_files",
+    "edits",
+    "applied",
+    "introduced",
+    "resolved",
+    "complete",
+    "reason",
 }
 LIST_KEYS = {"items", "total", "truncated", "complete", "reason"}
 
@@ -127,8 +145,8 @@ def test_the_tools_are_listed_with_annotations_and_output_schemas(
         hints = tool.annotations
         assert hints is not None, name
         shown = hints.model_dump(by_alias=True, exclude_none=True)
-        if name == "apply_rename":
-            assert shown == {"readOnlyHint": False, "destructiveHint": True}
+        if name in WRITING:
+            assert shown == {"readOnlyHint": False, "destructiveHint": True}, name
         elif name == "restart":
             assert shown == {"readOnlyHint": False, "destructiveHint": False}
         else:
@@ -138,16 +156,10 @@ def test_the_tools_are_listed_with_annotations_and_output_schemas(
         assert schema["type"] == "object", name
         if name == "hover":
             assert set(schema["required"]) == {"markdown"}
-        elif name in ("rename", "apply_rename"):
-            assert set(schema["required"]) == {
-                "diff",
-                "changed_files",
-                "edits",
-                "applied",
-                "introduced",
-                "complete",
-                "reason",
-            }
+        elif name in ("rename", "apply_rename", "format", "fix"):
+            assert set(schema["required"]) == PLAN_KEYS, name
+        elif name == "edit":
+            assert set(schema["required"]) == PLAN_KEYS - {"edits"}
         else:
             assert set(schema["required"]) == LIST_KEYS, name
     location = listed["definition"].output_schema["$defs"]["LocationShape"]  # type: ignore[index]
@@ -422,6 +434,7 @@ def test_rename_previews_and_writes_nothing(client: Client, project: Path) -> No
     plan = structured(result)
     assert plan["applied"] is False
     assert plan["introduced"] == []
+    assert plan["resolved"] == []
     assert plan["changed_files"] == ["names.py"]
     assert plan["edits"] == {"names.py": 2}
     assert plan["diff"].startswith("diff --git a/names.py b/names.py\n")
@@ -444,6 +457,7 @@ def test_apply_rename_writes_and_says_what_it_introduced(client: Client, project
     assert codes == {("basedpyright", "reportRedeclaration"), ("ruff", "F811")}
     f811 = by_code(plan["introduced"], "F811")
     assert (f811["path"], f811["line"], f811["text"]) == ("names.py", 5, "def taken() -> int:")
+    assert plan["resolved"] == []
     assert "It introduced 2 diagnostics:" in text(result)
     # The same rename again: old_name is gone, nothing is written.
     again = client.call("apply_rename", {"target": "names.py#old_name", "new_name": "taken"})

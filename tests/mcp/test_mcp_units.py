@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import TypeAdapter
 
 from adecore_lsp import AmbiguousTargetError, Location, Workspace
 from adecore_lsp.cli.mcp_command import options_from, parse_http
 from adecore_lsp.mcp import render, shapes
+from adecore_lsp.mcp.edit_tools import Replacement, file_diff, replace_all, replace_lines
 from adecore_lsp.mcp.state import Options, ambiguous, check_target, inside, progress_text
 from adecore_lsp.workspace.model import FileStatus
 
@@ -125,14 +127,131 @@ def test_a_plan_written_with_diagnostics_not_final_says_so() -> None:
         "edits": {"a.py": 2, "b.py": 1},
         "applied": True,
         "introduced": [],
+        "resolved": [],
         "complete": False,
         "reason": "timeout",
     }
-    shown = render.plan(plan, 2600, False, "timeout", 30.0)
+    shown = render.plan(
+        plan,
+        2600,
+        tool="rename",
+        plan_complete=True,
+        plan_reason=None,
+        delta_complete=False,
+        delta_reason="timeout",
+        timeout=30.0,
+    )
     assert "Wrote 2 files (3 edits): a.py, b.py." in shown
-    assert "INCOMPLETE: the diagnostics after the write did not finish within 30 s" in shown
+    assert (
+        "INCOMPLETE: the write succeeded and stands (do not write it again), but the check of "
+        "the diagnostics after it did not finish within 30 s" in shown
+    )
+    assert "ask again" not in shown
     assert "(The diff has 2,600 lines; it was cut.)" in shown
     assert "It introduced no diagnostics." not in shown
+
+
+@pytest.mark.parametrize(
+    "reason", ["timeout", "server_crashed", "not_ready", "unsupported", "not_utf8", None]
+)
+def test_a_write_whose_check_did_not_finish_never_says_ask_again(reason: str | None) -> None:
+    said = render.written_but(reason, 5.0)
+    assert said.startswith("INCOMPLETE: the write succeeded and stands")
+    assert "ask again" not in said
+
+
+def test_a_preview_of_a_plan_that_may_miss_files_says_so() -> None:
+    plan: shapes.PlanShape = {
+        "diff": "+x\n",
+        "changed_files": ["a.py"],
+        "edits": {"a.py": 1},
+        "applied": False,
+        "introduced": [],
+        "resolved": [],
+        "complete": False,
+        "reason": "too_many_files",
+    }
+    shown = render.plan(
+        plan,
+        1,
+        tool="format",
+        plan_complete=False,
+        plan_reason="too_many_files",
+        delta_complete=True,
+        delta_reason=None,
+        timeout=30.0,
+    )
+    assert "Nothing was written; call format again with write: true to write it." in shown
+    assert "INCOMPLETE: the plan may be partial: the root has more files" in shown
+
+
+def test_replacements_in_order_become_edits_of_the_old_text() -> None:
+    text = "alpha\nbeta\ngamma\n"
+    pairs: list[Replacement] = [
+        {"old": "gamma", "new": "GAMMA!"},
+        {"old": "alpha", "new": "A"},
+    ]
+    new, offsets = replace_all(text, pairs, "f.py")
+    assert new == "A\nbeta\nGAMMA!\n"
+    assert offsets == [(0, 5, "A"), (11, 16, "GAMMA!")]
+
+
+def test_a_replacement_of_text_an_earlier_one_put_in_leaves_the_texts_to_tell() -> None:
+    text = "one two three\n"
+    pairs: list[Replacement] = [
+        {"old": "two", "new": "deux"},
+        {"old": "deux three", "new": "zwei drei"},
+    ]
+    new, offsets = replace_all(text, pairs, "f.py")
+    assert new == "one zwei drei\n"
+    assert offsets is None
+    # Touching what an earlier one put in counts too: the order of two insertions at one
+    # place is the texts' to tell.
+    touching: list[Replacement] = [{"old": "two", "new": "2"}, {"old": " three", "new": "3"}]
+    assert replace_all(text, touching, "f.py") == ("one 23\n", None)
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "said"),
+    [
+        ("x = 1\ny = 1\nx = 1\n", "x = 1", "occurs 2 times in f.py (at lines 1, 3)"),
+        ("aaa\n", "aa", "occurs 2 times in f.py (at lines 1, 1)"),
+        ("x = 1\n", "x = 2", "does not occur in f.py; nothing was changed"),
+    ],
+)
+def test_an_old_text_found_zero_or_several_times_is_an_error(
+    text: str, old: str, said: str
+) -> None:
+    with pytest.raises(ToolError) as raised:
+        replace_all(text, [{"old": old, "new": "z"}], "f.py")
+    assert said in str(raised.value)
+    assert "nothing was changed" in str(raised.value)
+
+
+def test_the_second_replacement_is_looked_for_in_the_text_the_first_left() -> None:
+    with pytest.raises(ToolError) as raised:
+        replace_all("a = 1\n", [{"old": "a = 1", "new": "b = 1"}, {"old": "a", "new": "c"}], "f")
+    assert "edits[1]: the old text 'a' does not occur in f (as the edits before it left it)" in (
+        str(raised.value)
+    )
+
+
+def test_a_symbols_lines_are_replaced_whole_with_a_final_break() -> None:
+    text = "import os\r\n\r\ndef f():\r\n    return 1\r\n\r\nx = 1"
+    new, offsets = replace_lines(text, (3, 4), "def f():\r\n    return 2")
+    assert new == "import os\r\n\r\ndef f():\r\n    return 2\r\n\r\nx = 1"
+    assert offsets == [(13, 37, "def f():\r\n    return 2\r\n")]
+    last, _ = replace_lines("a\nb", (2, 2), "c")
+    assert last == "a\nc\n"
+
+
+def test_the_diff_of_an_edit_is_a_git_diff() -> None:
+    diff = file_diff("src/f.py", "a\nb", "a\nc\n")
+    assert diff == (
+        "diff --git a/src/f.py b/src/f.py\n--- a/src/f.py\n+++ b/src/f.py\n@@ -1,2 +1,2 @@\n"
+        " a\n-b\n\\ No newline at end of file\n+c\n"
+    )
+    assert file_diff("f.py", "same\n", "same\n") == ""
 
 
 def test_no_server_to_restart_is_said() -> None:

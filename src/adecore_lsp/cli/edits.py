@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from ..workspace.files import NotUtf8Error, read_text
-from ..workspace.model import Diagnostic, EditPlan
+from ..workspace.model import Diagnostic, DiagnosticsDelta, EditPlan
 from ..workspace.workspace import Workspace
 from .common import Shown, absolute_target, cwd_of, incomplete, scope
 from .output import Output, one_line, shown_path
@@ -21,9 +21,24 @@ from .output import Output, one_line, shown_path
 __all__: list[str] = []
 
 
+def _finding(d: Diagnostic, shown: Shown) -> dict[str, object]:
+    return {
+        "path": d.path,
+        "line": d.line,
+        "column": d.column,
+        "severity": d.severity,
+        "message": shown.message(d.message),
+        "code": d.code,
+        "server": d.server,
+    }
+
+
 def _plan_json(
-    plan: EditPlan, written: list[str] | None, introduced: list[Diagnostic], shown: Shown
+    plan: EditPlan, written: list[str] | None, delta: DiagnosticsDelta | None, shown: Shown
 ) -> str:
+    # Incomplete when the plan may miss files, or the check after the write did not finish.
+    complete = plan.complete and (delta is None or delta.complete)
+    reason = plan.reason if not plan.complete else (None if delta is None else delta.reason)
     document = {
         "changed_files": plan.changed_files,
         "files": {
@@ -33,21 +48,11 @@ def _plan_json(
             {"kind": op.kind, "path": op.path, "new_path": op.new_path} for op in plan.file_ops
         ],
         "diff": plan.diff,
-        "complete": plan.complete,
-        "reason": plan.reason,
+        "complete": complete,
+        "reason": reason,
         "written": written,
-        "introduced": [
-            {
-                "path": d.path,
-                "line": d.line,
-                "column": d.column,
-                "severity": d.severity,
-                "message": shown.message(d.message),
-                "code": d.code,
-                "server": d.server,
-            }
-            for d in introduced
-        ],
+        "introduced": [_finding(d, shown) for d in delta.introduced] if delta else [],
+        "resolved": [_finding(d, shown) for d in delta.resolved] if delta else [],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
@@ -57,29 +62,32 @@ async def _edit(
 ) -> int:
     count = len(plan.changed_files)
     written: list[str] | None = None
-    introduced: list[Diagnostic] = []
+    delta: DiagnosticsDelta | None = None
     status = 0 if plan.complete and not skipped else 3
     shown = Shown.of(args, ws)
     if getattr(args, "write", False) and count:
         applied = await ws.apply(plan)
-        written = applied.written
-        introduced = applied.delta.introduced
-        if not applied.delta.complete:
+        written, delta = applied.written, applied.delta
+        if not delta.complete:
             incomplete(output, "the diagnostics after the write are not final", written)
             status = 3
-        elif any(d.severity == "error" for d in introduced) and status == 0:
+        elif any(d.severity == "error" for d in delta.introduced) and status == 0:
             status = 1
     if args.format == "json":
-        output.result(_plan_json(plan, written, introduced, shown))
+        output.result(_plan_json(plan, written, delta, shown))
     else:
         output.result(plan.diff)
-        for d in introduced:
+        for d in delta.introduced if delta else []:
             output.line(
                 f"{shown_path(shown.path(d.path))}:{d.line}:{d.column}: {d.severity}: "
                 f"{one_line(shown.message(d.message))} (introduced)"
             )
     verb = "changed" if written is not None else "would change"
     output.note(f"{count} file{'s' * (count != 1)} {verb}")
+    if delta is not None:
+        output.note(
+            f"{_count(len(delta.introduced), 'finding')} introduced, {len(delta.resolved)} resolved"
+        )
     if skipped:
         incomplete(output, "left as they are (not UTF-8)", skipped)
     if not plan.complete:
@@ -87,6 +95,10 @@ async def _edit(
     if getattr(args, "check", False) and count and written is None:
         return 1 if status == 0 else status
     return status
+
+
+def _count(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
 
 
 async def rename(args: argparse.Namespace, output: Output, ws: Workspace) -> int:

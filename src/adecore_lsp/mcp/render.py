@@ -15,6 +15,7 @@ from ..workspace.model import FileStatus
 from .shapes import (
     DiagnosticList,
     DiagnosticShape,
+    EditShape,
     FoundSymbolList,
     LocationList,
     PlanShape,
@@ -221,13 +222,88 @@ def hover(markdown: str | None, target: str) -> str:
     return markdown.rstrip("\n")
 
 
+def _delta_lines(
+    introduced: Sequence[DiagnosticShape],
+    resolved: Sequence[DiagnosticShape],
+    complete: bool,
+    reason: str | None,
+    timeout: float,
+    *,
+    written: bool,
+) -> list[str]:
+    """What an edit introduced and resolved (or would, for a preview), and whether the
+    check after it finished."""
+    lines: list[str] = []
+    verb = "introduced" if written else "would introduce"
+    if introduced:
+        lines.append(f"It {verb} {plural(len(introduced), 'diagnostic')}:")
+        lines += [_diagnostic_line(item) for item in introduced]
+    elif complete:
+        lines.append(f"It {verb} no diagnostics.")
+    if resolved:
+        lines.append(
+            f"It {'resolved' if written else 'would resolve'} "
+            f"{plural(len(resolved), 'diagnostic')}:"
+        )
+        lines += [_diagnostic_line(item) for item in resolved]
+    if complete:
+        return lines
+    if written:
+        lines.append(written_but(reason, timeout))
+    else:
+        lines += incomplete("the diagnostics of the preview", complete, reason, timeout)
+    return lines
+
+
+def written_but(reason: str | None, timeout: float) -> str:
+    """The words for a write that succeeded while the check of the diagnostics after it did
+    not finish: the write stands, only what it introduced is not known."""
+    if reason == "server_crashed":
+        cause = "stopped: a language server crashed"
+    elif reason == "unsupported":
+        cause = "could not run: no installed language server takes the file"
+    elif reason == "not_ready":
+        cause = f"did not finish: the language server was not ready within {timeout:g} s"
+    elif reason == "not_utf8":
+        cause = "could not run: a file is not UTF-8 text"
+    else:
+        cause = f"did not finish within {timeout:g} s"
+    advice = (
+        ""
+        if reason == "unsupported"
+        else "; the diagnostics tool tells what it introduced once the servers are done"
+    )
+    return (
+        "INCOMPLETE: the write succeeded and stands (do not write it again), but the check "
+        f"of the diagnostics after it {cause}, so what it introduced is not known{advice}."
+    )
+
+
+WRITES_IT = {
+    "rename": "apply_rename writes it",
+    "format": "call format again with write: true to write it",
+    "fix": "call fix again with write: true to write it",
+}
+
+NOTHING_TO_DO = {
+    "rename": "The rename changes nothing.",
+    "format": "Nothing to change: the files are formatted already. Nothing was written.",
+    "fix": "Nothing to fix: no fix-all action changes these files. Nothing was written.",
+}
+
+
 def plan(
     result: PlanShape,
     diff_lines: int,
+    *,
+    tool: str,
+    plan_complete: bool,
+    plan_reason: str | None,
     delta_complete: bool,
     delta_reason: str | None,
     timeout: float,
 ) -> str:
+    """The text of a plan of ``tool`` (``rename``, ``format`` or ``fix``), written or not."""
     lines = [result["diff"].rstrip("\n")] if result["diff"] else []
     edits = sum(result["edits"].values())
     files = result["changed_files"]
@@ -235,19 +311,55 @@ def plan(
         lines.append(
             f"Wrote {plural(len(files), 'file')} ({plural(edits, 'edit')}): {names(files)}."
         )
-        if result["introduced"]:
-            lines.append(f"It introduced {plural(len(result['introduced']), 'diagnostic')}:")
-            lines += [_diagnostic_line(item) for item in result["introduced"]]
-        elif delta_complete:
-            lines.append("It introduced no diagnostics.")
-        lines += incomplete(
-            "the diagnostics after the write", delta_complete, delta_reason, timeout
+        lines += _delta_lines(
+            result["introduced"],
+            result["resolved"],
+            delta_complete,
+            delta_reason,
+            timeout,
+            written=True,
         )
+    elif not files:
+        lines.append(NOTHING_TO_DO.get(tool, NOTHING_TO_DO["rename"]))
     else:
         lines.append(
             f"Would change {plural(len(files), 'file')} ({plural(edits, 'edit')}): {names(files)}. "
-            "Nothing was written; apply_rename writes it."
+            f"Nothing was written; {WRITES_IT.get(tool, WRITES_IT['rename'])}."
         )
+    if not plan_complete and result["applied"]:
+        cause = (
+            "the root has more files than the workspace opens at once, so files beyond that "
+            "were not looked at"
+            if plan_reason == "too_many_files"
+            else "the language server was not done when asked"
+        )
+        lines.append(f"INCOMPLETE: what was written may miss some files: {cause}.")
+    else:
+        lines += incomplete("the plan", plan_complete, plan_reason, timeout)
+    if diff_lines > len(result["diff"].splitlines()):
+        lines.append(f"(The diff has {diff_lines:,} lines; it was cut.)")
+    return "\n".join(lines)
+
+
+def edit(result: EditShape, diff_lines: int, timeout: float) -> str:
+    """The text of an edit of one file, written or previewed."""
+    lines = [result["diff"].rstrip("\n")] if result["diff"] else []
+    shown = names(result["changed_files"])
+    if result["applied"]:
+        lines.append(f"Wrote {shown}.")
+    else:
+        lines.append(
+            f"Nothing was written (write: false): this is what the edit would do to {shown}; "
+            "call edit again with write: true to write it."
+        )
+    lines += _delta_lines(
+        result["introduced"],
+        result["resolved"],
+        result["complete"],
+        result["reason"],
+        timeout,
+        written=result["applied"],
+    )
     if diff_lines > len(result["diff"].splitlines()):
         lines.append(f"(The diff has {diff_lines:,} lines; it was cut.)")
     return "\n".join(lines)

@@ -61,7 +61,9 @@ def instructions(options: Options, notice: str | None = None) -> str:
             "Answers reflect the files as they are on disk now. One that is not whole says so "
             "(`complete: false` and a reason, also in words): ask again rather than read it as "
             "clean.",
-            "`rename` only previews; `apply_rename` writes the files.",
+            "`rename` only previews; `apply_rename` writes the files. `edit` writes unless "
+            "given `write: false`; `format` and `fix` only preview unless given `write: true`. "
+            "Each write says which diagnostics it introduced and resolved.",
             *([notice] if notice else []),
         ]
     )

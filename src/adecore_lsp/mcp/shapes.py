@@ -167,14 +167,34 @@ class HoverShape(TypedDict):
 
 
 class PlanShape(TypedDict):
-    """An edit: its unified ``diff`` (``a/`` and ``b/`` paths), the paths it changes, the
-    number of edits per path, whether it was written, and the diagnostics it introduced."""
+    """An edit plan (a rename, a formatting, fixes): its unified ``diff`` (``a/`` and ``b/``
+    paths), the paths it changes, the number of edits per path, whether it was written, and
+    the diagnostics it ``introduced`` and ``resolved`` (empty when not written).
+    ``complete: false`` when the plan may miss files or the check after the write did not
+    finish (``reason``)."""
 
     diff: str
     changed_files: list[str]
     edits: dict[str, int]
     applied: bool
     introduced: list[DiagnosticShape]
+    resolved: list[DiagnosticShape]
+    complete: bool
+    reason: str | None
+
+
+class EditShape(TypedDict):
+    """An edit of one file: its unified ``diff`` (``a/`` and ``b/`` paths), the path it
+    changes, whether it was written (``false`` for a preview), the diagnostics it introduced
+    (or would introduce) and resolved, in the edited file and in every other open file.
+    ``complete: false`` when the check after the edit did not finish (``reason``): with
+    ``applied: true`` the file was written all the same."""
+
+    diff: str
+    changed_files: list[str]
+    applied: bool
+    introduced: list[DiagnosticShape]
+    resolved: list[DiagnosticShape]
     complete: bool
     reason: str | None
 
@@ -325,4 +345,5 @@ def cut_diff(diff: str, lines: int = DIFF_LINES) -> tuple[str, int]:
 
 
 def introduced(items: Iterable[Diagnostic], line_of: LineOf) -> list[DiagnosticShape]:
+    """Diagnostics of a delta (introduced or resolved), each with its line's text."""
     return [diagnostic(item, line_of) for item in items]

@@ -17,11 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorCodes, LspError, StaleResultError
 from ..protocol.documents.positions import check_encoding
-from .delta import diagnostics_delta
 from .files import NotUtf8Error
 from .model import (
     Diagnostic,
-    DiagnosticsDelta,
     DiagnosticsReport,
     FileReason,
     FileStatus,
@@ -328,32 +326,3 @@ def _fill(value: Any, path: str) -> Any:
     if isinstance(value, dict):
         return {key: _fill(item, path) for key, item in value.items()}
     return value
-
-
-# -- an edit and its delta -------------------------------------------------------------------
-
-
-async def edit(
-    ws: Workspace, path: str | os.PathLike[str], new_text: str, *, save: bool
-) -> DiagnosticsDelta:
-    full = ws.file(path)
-    shown = ws.paths.relative(full)
-    before = await diagnostics(ws, [full], ws.timeout)
-    uri = ws.paths.uri(full)
-    old_text = ws._open[uri].text
-    if save:
-        await ws.write(full, new_text)
-    else:
-        await ws.update(full, new_text)
-    after = await diagnostics(ws, [full], ws.timeout)
-    return delta_of(before.items, after, {shown: old_text}, {shown: new_text})
-
-
-def delta_of(
-    before: list[Diagnostic],
-    after: DiagnosticsReport,
-    old_texts: dict[str, str],
-    new_texts: dict[str, str],
-) -> DiagnosticsDelta:
-    introduced, resolved, unchanged = diagnostics_delta(before, after.items, old_texts, new_texts)
-    return DiagnosticsDelta(introduced, resolved, unchanged, after.complete, after.reason)

@@ -19,10 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EmptyEditError, ErrorCodes, LspError
 from ..paths import uri_to_path
+from ..protocol.workspace.changes import Change
 from ..protocol.workspace.edit_plans import PlannedEdit, plan_edit, touched_uris
 from ..session import LspSession
 from ..write_path import WriteSet
 from . import checking
+from .changes import covered, others_changed
+from .delta import delta_of
 from .files import read_text
 from .model import AppliedPlan, EditPlan, FileEdit, FileOperation
 from .navigation import target_offset
@@ -187,19 +190,20 @@ async def apply(ws: Workspace, plan: EditPlan, *, allow_outside: bool = False) -
             f"{', '.join(unsaved)} (given with update()); save or close it, then plan again",
         )
     writes = write_set(ws, plan, allow_outside=allow_outside)
-    checked = [
-        p for p in plan.files if ws.paths.absolute(p).is_file() and ws.takes(ws.paths.absolute(p))
-    ]
+    edited = [ws.paths.absolute(p) for p in plan.files]
+    checked = covered(ws, [p for p in edited if p.is_file() and ws.takes(p)])
     before = await checking.diagnostics(ws, checked, ws.timeout) if checked else None
-    old_texts = {path: edit.old_text for path, edit in plan.files.items()}
     writes.commit()
     await _after_write(ws, plan)
-    after_paths = [
-        p for p in plan.files if ws.paths.absolute(p).is_file() and ws.takes(ws.paths.absolute(p))
-    ]
+    others_changed(ws)
+    # Renamed files are followed: their findings before count under their new paths.
+    renamed = {op.path: op.new_path for op in plan.file_ops if op.kind == "rename" and op.new_path}
+    after_paths = covered(
+        ws, [p for p in edited if p.is_file() and ws.takes(p)] + [p for p in checked if p.is_file()]
+    )
     after = await checking.diagnostics(ws, after_paths, ws.timeout)
-    new_texts = {path: edit.new_text for path, edit in plan.files.items()}
-    delta = checking.delta_of(before.items if before else [], after, old_texts, new_texts)
+    moved = {path: Change(edit.old_text, edit.new_text) for path, edit in plan.files.items()}
+    delta = delta_of(before.items if before else [], after, moved, renamed)
     return AppliedPlan(plan.changed_files, delta)
 
 

@@ -100,6 +100,8 @@ class DiagnosticsReport:
     files: dict[str, FileStatus]
     complete: bool
     reason: FileReason | None = None
+    resolved: list[Diagnostic] = field(default_factory=list)
+    """For :meth:`Workspace.new_since`: the findings of the revision that are gone."""
 
 
 @dataclass(frozen=True)

@@ -145,6 +145,7 @@ class Workspace:
         connect: Connect | None = None,
         trust: bool | None = None,
         on_untrusted: Callable[[str], object] | None = None,
+        config_root: str | os.PathLike[str] | None = None,
     ) -> None:
         folder = Path(root).expanduser()
         if not folder.is_dir():
@@ -154,9 +155,15 @@ class Workspace:
         # else reads the files.
         self.recovered = recover(self.root)
         self.paths = Paths(self.root)
-        self.trusted = is_trusted(self.root, trust)
+        # The configuration and the trust are those of ``config_root`` when given (the
+        # working tree's, for a checkout of another revision of it).
+        self.config_root = self.root if config_root is None else Path(config_root).resolve()
+        self.trusted = is_trusted(self.config_root, trust)
         base = registry if registry is not None else Registry.default()
-        self.registry, project_servers, ignored = base.project(self.root, trusted=self.trusted)
+        self._base_registry = base
+        self.registry, project_servers, ignored = base.project(
+            self.config_root, trusted=self.trusted
+        )
         self._pinned: list[ServerSpec] | None = None
         self._given: set[int] = set()
         """The specs the caller made itself (``ServerSpec`` objects): started as given."""
@@ -707,9 +714,41 @@ class Workspace:
     async def edit(
         self, path: str | os.PathLike[str], new_text: str, *, save: bool = True
     ) -> DiagnosticsDelta:
-        """Change ``path`` (on disk too with ``save``) and return what changed in its
-        diagnostics, lines that only moved forgiven."""
-        return await checking.edit(self, path, new_text, save=save)
+        """Change ``path`` (on disk too with ``save``, through the write path) and return
+        what the change introduced and resolved in it and in every other open file, by the
+        rule of ``changes.md``."""
+        from . import changes
+
+        return await changes.edit(self, path, new_text, save=save)
+
+    @_when_open
+    async def preview_edit(self, path: str | os.PathLike[str], new_text: str) -> DiagnosticsDelta:
+        """What ``new_text`` in ``path`` would introduce and resolve, with nothing written:
+        the servers see it as an unsaved change, then the text they had before, also when
+        the call is cancelled or times out (the file's bytes and times stay as they were)."""
+        from . import changes
+
+        return await changes.preview(self, path, new_text)
+
+    @_when_open
+    async def new_since(
+        self,
+        rev: str,
+        paths: Sequence[str | os.PathLike[str]] | None = None,
+        *,
+        timeout: float = 60,
+    ) -> DiagnosticsReport:
+        """The findings of the working tree (of ``paths``, default every file of the root)
+        that are not at git revision ``rev``, by the rule of ``changes.md``; ``resolved``
+        holds those of ``rev`` that are gone. ``rev`` is checked in a temporary git worktree,
+        removed afterwards (also when the call is cancelled).
+
+        Raises:
+            ValueError: the root is not in a git repository, or ``rev`` is unknown.
+        """
+        from . import revisions
+
+        return await revisions.new_since(self, rev, paths, timeout)
 
     # -- navigation ------------------------------------------------------------------------
 

@@ -1,0 +1,301 @@
+"""Old or new: the one rule that tells a finding after a change from one before it.
+
+Pure: no I/O, no asyncio. A finding after a change is **old** when a finding before it has
+the same path (as it is after the change), server, source and code, no lower a severity,
+and either
+
+- its range, carried through the change, still meets the new one's (overlaps or touches
+  it), or
+- it sits on a line whose text is unchanged (leading and trailing blanks aside, so that a
+  function moved into a class keeps its findings) and has the same message.
+
+Each finding before matches at most one after; every other finding after is
+**introduced** and every unmatched finding before is **resolved**.
+
+Carrying a range: the change is taken as the spans of characters that differ between the
+old and the new text. Given text edits, each edit is refined to the characters that differ
+between what it replaced and what it put in, so that a position inside a replaced span
+whose text survives keeps its place; given only the two texts, a line diff is refined to
+characters within the changed lines. A start inside a changed span goes to where the span's
+replacement begins, an end to where it ends.
+
+Matching runs in three passes, each over the findings after in order, each taking for a
+finding the closest free one before: a carried range that meets and the same message, then
+the same line text and message, then a carried range that meets with another message (a
+rename that changes the name the message quotes). So an exact survivor is never taken by a
+look-alike first.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Final
+
+__all__ = ["Change", "Finding", "Split", "split_findings"]
+
+_BREAK: Final = re.compile(r"\r\n|\r|\n")
+
+REFINE_LIMIT: Final = 4_000_000
+"""Above this product of the two sides' lengths, a changed span is not refined to
+characters (a quadratic diff would cost more than the answer is worth): it is one span."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One finding as the rule sees it: positions 0-based, columns in code points;
+    ``severity`` ranks higher for worse (error 4, warning 3, information 2, hint 1)."""
+
+    path: str
+    server: str
+    source: str | None
+    code: str | int | None
+    severity: int
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """How one file's text changed: the two texts, and the text edits that made the new
+    one from the old where they are known (``(start, end, new text)``, offsets in code
+    points of the old text, not overlapping)."""
+
+    old: str
+    new: str
+    edits: Sequence[tuple[int, int, str]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """The findings after that are introduced and the findings before that are resolved
+    (indices, in order), and which before each old finding after matched."""
+
+    introduced: list[int]
+    resolved: list[int]
+    matched: dict[int, int] = field(default_factory=dict)
+    """Index after → index before."""
+
+
+_Span = tuple[int, int, int, int]
+"""A changed span: old start, old end, new start, new end (offsets)."""
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0, *(match.end() for match in _BREAK.finditer(text))]
+
+
+def _refine(old: str, new: str, at_old: int, at_new: int, spans: list[_Span]) -> None:
+    """Add the spans where ``old`` (at ``at_old``) and ``new`` (at ``at_new``) differ."""
+    head = 0
+    size = min(len(old), len(new))
+    while head < size and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < size - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    a, b = old[head : len(old) - tail], new[head : len(new) - tail]
+    if not a and not b:
+        return
+    at_old, at_new = at_old + head, at_new + head
+    if not a or not b or len(a) * len(b) > REFINE_LIMIT:
+        spans.append((at_old, at_old + len(a), at_new, at_new + len(b)))
+        return
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            spans.append((at_old + i1, at_old + i2, at_new + j1, at_new + j2))
+
+
+def _spans_of_edits(change: Change) -> list[_Span]:
+    spans: list[_Span] = []
+    shift = 0
+    for start, end, text in sorted(change.edits or (), key=lambda edit: (edit[0], edit[1])):
+        _refine(change.old[start:end], text, start, start + shift, spans)
+        shift += len(text) - (end - start)
+    return spans
+
+
+def _spans_of_texts(change: Change) -> list[_Span]:
+    old_lines = change.old.splitlines(keepends=True)
+    new_lines = change.new.splitlines(keepends=True)
+    old_at = [0]
+    for line in old_lines:
+        old_at.append(old_at[-1] + len(line))
+    new_at = [0]
+    for line in new_lines:
+        new_at.append(new_at[-1] + len(line))
+    spans: list[_Span] = []
+    matcher = SequenceMatcher(None, old_lines, new_lines)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            _refine(
+                change.old[old_at[i1] : old_at[i2]],
+                change.new[new_at[j1] : new_at[j2]],
+                old_at[i1],
+                new_at[j1],
+                spans,
+            )
+    return spans
+
+
+class _File:
+    """One file's two texts, as lines and offsets, and the spans that changed. Without
+    texts (a file that did not change), a position's offset stands in for itself: line
+    and column in one number, in the same order."""
+
+    __slots__ = ("new", "new_starts", "old", "old_starts", "span_starts", "spans")
+
+    def __init__(self, change: Change | None) -> None:
+        self.spans: list[_Span] = []
+        self.old: str | None = None
+        self.new: str | None = None
+        self.old_starts: list[int] = []
+        self.new_starts: list[int] = []
+        if change is not None:
+            self.old, self.new = change.old, change.new
+            self.old_starts = _line_starts(change.old)
+            if change.old == change.new:
+                self.new_starts = self.old_starts
+            else:
+                self.new_starts = _line_starts(change.new)
+                edits = change.edits
+                self.spans = (
+                    _spans_of_edits(change) if edits is not None else _spans_of_texts(change)
+                )
+        self.span_starts = [span[0] for span in self.spans]
+
+    def carry(self, offset: int, end: bool) -> int:
+        """Where old ``offset`` is in the new text: a start inside a changed span goes to
+        where its replacement begins, an end to where it ends."""
+        at = bisect_left(self.span_starts, offset) - 1
+        if at < 0:
+            return offset
+        _old_start, old_end, new_start, new_end = self.spans[at]
+        if offset < old_end:
+            return new_end if end else new_start
+        return offset - old_end + new_end
+
+    def offset(self, new: bool, line: int, column: int) -> int:
+        """The offset of a 0-based position in the old or the new text."""
+        text, starts = (self.new, self.new_starts) if new else (self.old, self.old_starts)
+        if text is None:
+            return (line << 32) + min(column, (1 << 32) - 1)
+        if line >= len(starts):
+            return len(text)
+        stop = starts[line + 1] if line + 1 < len(starts) else len(text)
+        return min(starts[line] + column, stop)
+
+    def line_text(self, new: bool, line: int) -> object:
+        """The text of a line, blanks around it aside (without texts: the line itself)."""
+        text, starts = (self.new, self.new_starts) if new else (self.old, self.old_starts)
+        if text is None:
+            return line
+        if line >= len(starts):
+            return None
+        stop = starts[line + 1] if line + 1 < len(starts) else len(text)
+        return text[starts[line] : stop].strip()
+
+
+def split_findings(
+    before: Sequence[Finding], after: Sequence[Finding], changes: Mapping[str, Change]
+) -> Split:
+    """Which findings ``after`` a change are introduced and which ``before`` it are
+    resolved, by the rule of this module. ``changes`` holds the files whose text changed,
+    by path; the findings of any other file are compared where they are. Findings before
+    carry the path they have after the change (a renamed file's new path)."""
+    files: dict[str, _File] = {}
+
+    def file_of(path: str) -> _File:
+        found = files.get(path)
+        if found is None:
+            found = files[path] = _File(changes.get(path))
+        return found
+
+    # Per key, the findings before: their carried ranges in the new text, by carried start.
+    groups: dict[tuple[str, str, str | None, str | int | None], list[tuple[int, int, int]]] = {}
+    by_line: dict[tuple[object, ...], list[tuple[int, int]]] = {}
+    for number, finding in enumerate(before):
+        file = file_of(finding.path)
+        key = (finding.path, finding.server, finding.source, finding.code)
+        start = file.carry(file.offset(False, finding.line, finding.column), False)
+        end = file.carry(file.offset(False, finding.end_line, finding.end_column), True)
+        groups.setdefault(key, []).append((start, max(start, end), number))
+        text = file.line_text(False, finding.line)
+        by_line.setdefault((*key, finding.message, text), []).append((number, start))
+    widest: dict[object, int] = {}
+    starts: dict[object, list[int]] = {}
+    for key, group in groups.items():
+        group.sort()
+        widest[key] = max(end - start for start, end, _ in group)
+        starts[key] = [start for start, _, _ in group]
+
+    taken_before = [False] * len(before)
+    matched: dict[int, int] = {}
+    places: list[tuple[int, int]] = []
+    for finding in after:
+        file = file_of(finding.path)
+        start = file.offset(True, finding.line, finding.column)
+        end = file.offset(True, finding.end_line, finding.end_column)
+        places.append((start, max(start, end)))
+
+    def meeting(number: int, same_message: bool) -> int | None:
+        finding = after[number]
+        key = (finding.path, finding.server, finding.source, finding.code)
+        group = groups.get(key)
+        if group is None:
+            return None
+        start, end = places[number]
+        best: tuple[int, int] | None = None
+        # Carried ranges that start at or before this one's end, back to the widest reach.
+        for at in range(bisect_right(starts[key], end) - 1, -1, -1):
+            old_start, old_end, old_number = group[at]
+            if old_start < start - widest[key]:
+                break
+            if taken_before[old_number] or old_end < start:
+                continue
+            old = before[old_number]
+            if old.severity < finding.severity or (same_message and old.message != finding.message):
+                continue
+            distance = abs(old_start - start) + abs(old_end - end)
+            if best is None or (distance, old_number) < best:
+                best = (distance, old_number)
+        return None if best is None else best[1]
+
+    def same_line(number: int) -> int | None:
+        finding = after[number]
+        file = file_of(finding.path)
+        text = file.line_text(True, finding.line)
+        key = (finding.path, finding.server, finding.source, finding.code, finding.message, text)
+        best: tuple[int, int] | None = None
+        start = places[number][0]
+        for old_number, old_start in by_line.get(key, ()):
+            old = before[old_number]
+            if taken_before[old_number] or old.severity < finding.severity:
+                continue
+            distance = abs(old_start - start)
+            if best is None or (distance, old_number) < best:
+                best = (distance, old_number)
+        return None if best is None else best[1]
+
+    for find in (
+        lambda number: meeting(number, True),
+        same_line,
+        lambda number: meeting(number, False),
+    ):
+        for number in range(len(after)):
+            if number in matched:
+                continue
+            found = find(number)
+            if found is not None:
+                matched[number] = found
+                taken_before[found] = True
+    introduced = [number for number in range(len(after)) if number not in matched]
+    resolved = [number for number in range(len(before)) if not taken_before[number]]
+    return Split(introduced, resolved, matched)

@@ -1,0 +1,123 @@
+"""An edit of one file and what it broke: ``Workspace.edit`` and ``Workspace.preview_edit``.
+
+Both take the diagnostics of the edited file and of every other open file before and after
+(``changes.md``: a break in a file the edit did not touch is found), the servers told that
+other files changed so that the files whose text is the same are asked again, and split
+them by the one rule (:mod:`.delta`). ``preview_edit`` writes nothing: the servers get the
+new text as an unsaved change and the text the workspace had before afterwards, also when
+the call is cancelled or times out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..protocol.workspace.changes import Change
+from ..write_path import WriteSet
+from . import checking
+from .delta import delta_of
+from .model import DiagnosticsDelta
+
+if TYPE_CHECKING:
+    from .workspace import OpenFile, Workspace
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+Edits = Sequence[tuple[int, int, str]]
+
+
+def covered(ws: Workspace, edited: Sequence[Path]) -> list[Path]:
+    """The files a delta covers: the edited ones, then every other open file a server
+    takes (each once)."""
+    files = list(dict.fromkeys(edited))
+    seen = set(files)
+    for known in list(ws._open.values()):
+        if known.path not in seen and known.path.is_file() and ws.takes(known.path):
+            seen.add(known.path)
+            files.append(known.path)
+    return files
+
+
+def others_changed(ws: Workspace) -> None:
+    """Every server's other documents may have new diagnostics now: pulled again, and a
+    push taken as final only after the server's settle window."""
+    now = time.monotonic()
+    for handle in list(ws._handles.values()):
+        handle.finality.others_changed(now)
+
+
+async def edit(
+    ws: Workspace,
+    path: str | os.PathLike[str],
+    new_text: str,
+    *,
+    save: bool,
+    edits: Edits | None = None,
+) -> DiagnosticsDelta:
+    """``Workspace.edit``: written through the write path with ``save`` (refused with
+    ``EditConflictError`` when the file changed on disk since the workspace read it)."""
+    full = ws.file(path)
+    files = covered(ws, [full])
+    before = await checking.diagnostics(ws, files, ws.timeout)
+    uri = ws.paths.uri(full)
+    old_text = ws._open[uri].text if uri in ws._open else None
+    if old_text is None:
+        # Not taken by any server: nothing was opened, the disk's text is the old one.
+        from .files import read_text
+
+        old_text = read_text(full)
+    if save:
+        writes = WriteSet(ws.root, name=ws.paths.relative)
+        writes.expect(full, old_text.encode("utf-8"))
+        writes.write(full, new_text.encode("utf-8"))
+        writes.commit()
+        await ws.adopt(full, new_text)
+        ws.announce([(full, 2)])
+    else:
+        await ws.update(full, new_text)
+    others_changed(ws)
+    after = await checking.diagnostics(ws, files, ws.timeout)
+    shown = ws.paths.relative(full)
+    return delta_of(before.items, after, {shown: Change(old_text, new_text, edits)})
+
+
+async def preview(
+    ws: Workspace, path: str | os.PathLike[str], new_text: str, *, edits: Edits | None = None
+) -> DiagnosticsDelta:
+    """``Workspace.preview_edit``: the delta ``new_text`` would cause, nothing written."""
+    full = ws.file(path)
+    files = covered(ws, [full])
+    before = await checking.diagnostics(ws, files, ws.timeout)
+    uri = ws.paths.uri(full)
+    known = ws._open.get(uri)
+    if known is None:
+        # No server takes the file: the report says so (``unsupported``), nothing to send.
+        return delta_of(before.items, before, {})
+    old_text = known.text
+    try:
+        await ws.update(full, new_text)
+        others_changed(ws)
+        after = await checking.diagnostics(ws, files, ws.timeout)
+    finally:
+        # Shielded: a cancelled or timed-out call still gives the servers their text back.
+        await asyncio.shield(_restore(ws, full, known))
+    shown = ws.paths.relative(full)
+    return delta_of(before.items, after, {shown: Change(old_text, new_text, edits)})
+
+
+async def _restore(ws: Workspace, full: Path, known: OpenFile) -> None:
+    """Give the servers back the text the workspace had before a preview: an unsaved one
+    stays unsaved, the disk's is the disk's again (with what the disk was then, so that a
+    change on disk meanwhile is still seen)."""
+    if ws.closed:
+        return
+    uri = ws.paths.uri(full)
+    ws._open[uri] = known
+    await ws._send(full, uri, known.text)
+    others_changed(ws)

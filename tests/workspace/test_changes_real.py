@@ -1,0 +1,94 @@
+"""changes.md with ruff: preview_edit writes nothing, new_since compares with a revision in a
+temporary worktree and leaves none behind."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from adecore_lsp import Workspace
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    write(root / "old.py", "import os\n")
+    write(root / "keep.py", "x = 1\n")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "one")
+    return root
+
+
+async def test_preview_edit_leaves_the_file_and_the_servers_as_they_were(repo: Path) -> None:
+    path = repo / "keep.py"
+    stat = path.stat()
+    async with Workspace(repo, servers=["ruff"]) as ws:
+        delta = await ws.preview_edit("keep.py", "import sys\n\nx = 1\n")
+        assert [d.code for d in delta.introduced] == ["F401"]
+        assert delta.complete
+        assert path.read_bytes() == b"x = 1\n"
+        assert path.stat().st_mtime_ns == stat.st_mtime_ns
+        report = await ws.diagnostics(["keep.py"])
+        assert report.items == []
+
+
+async def test_new_since_reports_only_what_the_working_tree_added(repo: Path) -> None:
+    write(repo / "keep.py", "import sys\n\nx = 1\n")  # a new finding
+    write(repo / "old.py", "import os  # still unused\n")  # an old one, its line rewritten
+    write(repo / "fresh.py", "import json\n")  # untracked: added
+    async with Workspace(repo, servers=["ruff"]) as ws:
+        report = await ws.new_since("HEAD")
+    assert sorted((d.path, d.code) for d in report.items) == [
+        ("fresh.py", "F401"),
+        ("keep.py", "F401"),
+    ]
+    assert report.resolved == []
+    assert report.complete
+    assert git(repo, "worktree", "list").count("\n") == 1
+
+
+async def test_new_since_counts_resolved_and_follows_renames(repo: Path) -> None:
+    git(repo, "mv", "old.py", "moved.py")
+    write(repo / "keep.py", "x = 1\n")
+    async with Workspace(repo, servers=["ruff"]) as ws:
+        report = await ws.new_since("HEAD")
+        assert report.items == []
+        write(repo / "moved.py", "y = 2\n")
+        report = await ws.new_since("HEAD")
+    assert report.items == []
+    assert [(d.path, d.code) for d in report.resolved] == [
+        ("old.py", "F401")
+    ]  # git -M sees a new file
+
+
+async def test_new_since_outside_git_or_with_an_unknown_revision_says_so(
+    repo: Path, tmp_path: Path
+) -> None:
+    async with Workspace(repo, servers=["ruff"]) as ws:
+        with pytest.raises(ValueError, match="unknown revision 'nope'"):
+            await ws.new_since("nope")
+    plain = tmp_path / "plain"
+    write(plain / "a.py", "x = 1\n")
+    async with Workspace(plain, servers=["ruff"]) as ws:
+        with pytest.raises(ValueError, match="not in a git repository"):
+            await ws.new_since("HEAD")
+    assert not any(name.startswith("adecore-lsp-since-") for name in os.listdir(tmp_path))
