@@ -154,8 +154,6 @@ def _remove(top: Path, folder: Path, tree: Path) -> None:
 async def new_since(
     ws: Workspace, rev: str, paths: Sequence[str | os.PathLike[str]] | None, timeout: float
 ) -> DiagnosticsReport:
-    from .workspace import Workspace
-
     top = await asyncio.to_thread(repository_top, ws.root)
     commit = await asyncio.to_thread(commit_of, top, rev)
     files = None if paths is None else ws.files_of(paths)
@@ -189,7 +187,8 @@ async def new_since(
         if not twin_root.is_dir():
             # The root did not exist at the revision: everything in it is new.
             return DiagnosticsReport(after.items, after.files, after.complete, after.reason)
-        twin = Workspace(
+        # The same class as ``ws`` (no import of it here: it imports this module).
+        twin = type(ws)(
             twin_root,
             servers=ws._pinned,
             registry=ws._base_registry,

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Final
 
-__all__ = ["Change", "Finding", "Split", "split_findings"]
+# Internal to the library: the workspace layer uses it (adecore_lsp re-exports what is public).
+__all__: list[str] = []
 
 _BREAK: Final = re.compile(r"\r\n|\r|\n")
 
