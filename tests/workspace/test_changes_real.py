@@ -92,3 +92,14 @@ async def test_new_since_outside_git_or_with_an_unknown_revision_says_so(
         with pytest.raises(ValueError, match="not in a git repository"):
             await ws.new_since("HEAD")
     assert not any(name.startswith("adecore-lsp-since-") for name in os.listdir(tmp_path))
+
+
+async def test_an_edit_made_from_an_older_text_is_refused_and_writes_nothing(repo: Path) -> None:
+    from adecore_lsp import EditConflictError
+    from adecore_lsp.workspace import changes
+
+    async with Workspace(repo, servers=["ruff"]) as ws:
+        write(repo / "keep.py", "x = 2\n")  # someone else's change, after the text was read
+        with pytest.raises(EditConflictError, match=r"keep\.py"):
+            await changes.edit(ws, "keep.py", "x = 3\n", save=True, expected="x = 1\n")
+    assert (repo / "keep.py").read_text() == "x = 2\n"

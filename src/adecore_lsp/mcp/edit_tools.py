@@ -311,7 +311,7 @@ async def edit(
                 f"the edit changes nothing: {shown} holds that text already; nothing was written"
             )
         if write:
-            delta = await _written(ws, full, shown, new_text, offsets, deadline)
+            delta = await _written(ws, full, old_text, new_text, offsets, deadline)
         else:
             delta = await changes.preview(ws, full, new_text, edits=offsets)
         return _edited(ws, shown, old_text, new_text, delta, write, max_chars)
@@ -320,19 +320,24 @@ async def edit(
 
 
 async def _written(
-    ws: Workspace, full: Path, shown: str, new_text: str, offsets: Offsets | None, deadline: float
+    ws: Workspace,
+    full: Path,
+    old_text: str,
+    new_text: str,
+    offsets: Offsets | None,
+    deadline: float,
 ) -> DiagnosticsDelta:
     try:
         return await _bounded(
-            changes.edit(ws, full, new_text, save=True, edits=offsets),
+            changes.edit(ws, full, new_text, save=True, edits=offsets, expected=old_text),
             deadline,
             lambda: _holds(full, new_text),
             _unfinished,
         )
     except EditConflictError as error:
         raise ToolError(
-            f"nothing was written: {shown} changed on disk while the edit was being made; "
-            "read it again and make the edit against its current text"
+            f"nothing was written: {ws.paths.relative(full)} changed on disk while the edit "
+            "was being made; read it again and make the edit against its current text"
         ) from error
 
 

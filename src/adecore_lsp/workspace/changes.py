@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import EditConflictError
 from ..protocol.workspace.changes import Change
 from ..write_path import WriteSet
 from . import checking
@@ -59,9 +60,11 @@ async def edit(
     *,
     save: bool,
     edits: Edits | None = None,
+    expected: str | None = None,
 ) -> DiagnosticsDelta:
     """``Workspace.edit``: written through the write path with ``save`` (refused with
-    ``EditConflictError`` when the file changed on disk since the workspace read it)."""
+    ``EditConflictError`` when the file changed on disk since the workspace read it, or
+    when it no longer holds ``expected``, the text ``new_text`` was made from)."""
     full = ws.file(path)
     files = covered(ws, [full])
     before = await checking.diagnostics(ws, files, ws.timeout)
@@ -72,6 +75,8 @@ async def edit(
         from .files import read_text
 
         old_text = read_text(full)
+    if expected is not None and old_text != expected:
+        raise EditConflictError([ws.paths.relative(full)])
     if save:
         writes = WriteSet(ws.root, name=ws.paths.relative)
         writes.expect(full, old_text.encode("utf-8"))
