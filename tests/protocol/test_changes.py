@@ -261,3 +261,42 @@ def test_of_several_on_lines_of_the_same_text_the_nearest_is_taken() -> None:
     # Carried, they sit on lines 2, 6 and 5; the finding after is on line 3.
     split = split_findings(before, [at(3, 0, 4, "m")], {"a.py": Change(old, new)})
     assert split.matched == {0: 0}
+
+
+REWRITTEN_OLD = 'x = 1\nlabel: int = "old"\n'
+REWRITTEN_NEW = "x = 1\nlabel: int = 0\nother: str = 1\n"
+
+
+def test_a_line_added_below_a_rewritten_line_is_its_own() -> None:
+    # The old error's line is rewritten (the error fixed) and a new line with a new error of
+    # the same code added under it: the new one is introduced, the old one resolved.
+    before = [at(1, 13, 18, 'Type "str" is not assignable to "int"')]
+    after = [at(2, 13, 14, 'Type "int" is not assignable to "str"')]
+    for change in (
+        Change(REWRITTEN_OLD, REWRITTEN_NEW),
+        Change(
+            REWRITTEN_OLD,
+            REWRITTEN_NEW,
+            [(offset_of(REWRITTEN_OLD, '"old"'), len(REWRITTEN_OLD) - 1, "0\nother: str = 1")],
+        ),
+    ):
+        assert split_findings(before, after, {"a.py": change}) == Split([0], [0], {})
+
+
+def test_replaced_lines_are_paired_by_likeness_only() -> None:
+    # Two lines replaced by two: the rewritten one keeps its finding, its neighbour is new.
+    old = "a = compute(1)\nb = 2\n"
+    new = "zzz = 9\na = compute(1, 2)\n"
+    before = [at(0, 4, 14, "m")]
+    after = [at(1, 4, 17, "m"), at(0, 0, 3, "m")]
+    assert split_findings(before, after, {"a.py": Change(old, new)}) == Split([1], [], {0: 0})
+    # Lines alike in their letters but not their order are not the same line.
+    assert split_findings(
+        [at(0, 0, 3, "m")], [at(0, 0, 3, "n")], {"a.py": Change("abc\n", "cba\n")}
+    ) == Split([], [], {0: 0})
+    # Too many lines to pair: the block is refined to characters as one.
+    wide = changes.PAIR_LIMIT + 1
+    many_old = "".join(f"old {n}\n" for n in range(wide))
+    assert split_findings(
+        [at(0, 0, 3, "m")], [at(0, 0, 3, "m")], {"a.py": Change(many_old, "new\n")}
+    ) == Split([], [], {0: 0})

@@ -114,35 +114,92 @@ def _refine(old: str, new: str, at_old: int, at_new: int, spans: list[_Span]) ->
             spans.append((at_old + i1, at_old + i2, at_new + j1, at_new + j2))
 
 
+PAIR_LIMIT: Final = 2_500
+"""Above this product of the two sides' line counts, replaced lines are not paired by
+likeness: the block is refined to characters as one."""
+
+PAIR_RATIO: Final = 0.6
+"""How alike a replaced line and a new line must be (difflib's ratio) to be taken as the
+same line rewritten, rather than one line gone and another come."""
+
+
+def _pair(
+    old: Sequence[str],
+    new: Sequence[str],
+    at_old: int,
+    at_new: int,
+    spans: list[_Span],
+) -> None:
+    """Add the spans of a block of replaced lines: the most alike old and new line are the
+    same line rewritten (refined to characters), the lines before and after them paired the
+    same way, and a line left without a partner wholly removed or added. So a rewritten
+    line with a line added below it keeps its findings on the rewritten line alone."""
+    old_text, new_text = "".join(old), "".join(new)
+    if not old or not new or len(old) * len(new) > PAIR_LIMIT:
+        _refine(old_text, new_text, at_old, at_new, spans)
+        return
+    best = (PAIR_RATIO, -1, -1)
+    for i, old_line in enumerate(old):
+        for j, new_line in enumerate(new):
+            matcher = SequenceMatcher(None, old_line, new_line, autojunk=False)
+            if matcher.real_quick_ratio() > best[0] and matcher.quick_ratio() > best[0]:
+                ratio = matcher.ratio()
+                if ratio > best[0]:
+                    best = (ratio, i, j)
+    _ratio, i, j = best
+    if i < 0:
+        _refine(old_text, new_text, at_old, at_new, spans)
+        return
+    before_old, before_new = "".join(old[:i]), "".join(new[:j])
+    _pair(old[:i], new[:j], at_old, at_new, spans)
+    at_old, at_new = at_old + len(before_old), at_new + len(before_new)
+    _refine(old[i], new[j], at_old, at_new, spans)
+    _pair(old[i + 1 :], new[j + 1 :], at_old + len(old[i]), at_new + len(new[j]), spans)
+
+
+def _refine_lines(old: str, new: str, at_old: int, at_new: int, spans: list[_Span]) -> None:
+    """Add the spans where ``old`` and ``new`` (whole lines at ``at_old``/``at_new``)
+    differ: a line diff, replaced lines paired by likeness, then characters."""
+    old_lines = old.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    old_at = [at_old]
+    for line in old_lines:
+        old_at.append(old_at[-1] + len(line))
+    new_at = [at_new]
+    for line in new_lines:
+        new_at.append(new_at[-1] + len(line))
+    matcher = SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            _pair(old_lines[i1:i2], new_lines[j1:j2], old_at[i1], new_at[j1], spans)
+
+
 def _spans_of_edits(change: Change) -> list[_Span]:
+    """Each edit widened to the whole lines it touches, then refined as lines."""
     spans: list[_Span] = []
     shift = 0
+    old = change.old
     for start, end, text in sorted(change.edits or (), key=lambda edit: (edit[0], edit[1])):
-        _refine(change.old[start:end], text, start, start + shift, spans)
+        line_start = max(old.rfind("\n", 0, start), old.rfind("\r", 0, start)) + 1
+        line_end = len(old)
+        for stop in (old.find("\n", end), old.find("\r", end)):
+            if stop >= 0:
+                line_end = min(line_end, stop)
+        head, tail = old[line_start:start], old[end:line_end]
+        _refine_lines(
+            old[line_start:line_end],
+            head + text + tail,
+            line_start,
+            line_start + shift,
+            spans,
+        )
         shift += len(text) - (end - start)
     return spans
 
 
 def _spans_of_texts(change: Change) -> list[_Span]:
-    old_lines = change.old.splitlines(keepends=True)
-    new_lines = change.new.splitlines(keepends=True)
-    old_at = [0]
-    for line in old_lines:
-        old_at.append(old_at[-1] + len(line))
-    new_at = [0]
-    for line in new_lines:
-        new_at.append(new_at[-1] + len(line))
     spans: list[_Span] = []
-    matcher = SequenceMatcher(None, old_lines, new_lines)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "equal":
-            _refine(
-                change.old[old_at[i1] : old_at[i2]],
-                change.new[new_at[j1] : new_at[j2]],
-                old_at[i1],
-                new_at[j1],
-                spans,
-            )
+    _refine_lines(change.old, change.new, 0, 0, spans)
     return spans
 
 
