@@ -150,21 +150,42 @@ async def fix(ws: Workspace, paths: Paths, only: str) -> EditPlan:
     return make_plan(ws, edits)
 
 
+def _kind_matches(kind: str, only: str) -> bool:
+    """Whether a code action kind is ``only`` or one of its children (``source.fixAll.ruff``)."""
+    return kind == only or kind.startswith(only + ".")
+
+
+def _may_offer(session: LspSession, only: str) -> bool:
+    """Whether the server's ``codeActionKinds`` (when it declares any) cover ``only``: a
+    server that names its kinds and none of them is ``only`` (basedpyright's quick fixes
+    and import sorting) is not asked for it."""
+    provider = session.server_capabilities.get("codeActionProvider")
+    kinds = provider.get("codeActionKinds") if isinstance(provider, Mapping) else None
+    if not isinstance(kinds, list):
+        return True
+    return any(
+        isinstance(kind, str) and (_kind_matches(kind, only) or _kind_matches(only, kind))
+        for kind in kinds
+    )
+
+
 async def _fix_one(ws: Workspace, path: Path, only: str) -> list[tuple[Any, str]]:
-    """The edit of the first fix-all action of ``only`` for one file: its own edit (resolved
-    where it comes without), or the ``workspace/applyEdit`` its command makes the server
-    send (which :meth:`Workspace.collecting` takes)."""
+    """The edit of the fix-all action of ``only`` of the first server of ``path`` that offers
+    one: its own edit (resolved where it comes without), or the ``workspace/applyEdit`` its
+    command makes the server send (which :meth:`Workspace.collecting` takes)."""
+
+    async def offered(session: LspSession, uri: str) -> list[Any]:
+        if not _may_offer(session, only):
+            return []
+        actions = await session.code_actions(
+            uri, (0, len(session.documents[uri].text)), only=[only], diagnostics=[]
+        )
+        return [a for a in actions if _kind_matches(a.get("kind") or "", only)]
+
     handle, session, actions = await ws.first_answer(
-        path,
-        "textDocument/codeAction",
-        lambda s, uri: s.code_actions(
-            uri, (0, len(s.documents[uri].text)), only=[only], diagnostics=[]
-        ),
+        path, "textDocument/codeAction", offered, non_empty=True
     )
     for action in actions:
-        kind = action.get("kind") or ""
-        if kind != only and not kind.startswith(only + "."):
-            continue
         try:
             if "edit" not in action and session.supports("codeAction/resolve", ws.paths.uri(path)):
                 action = await session.resolve_code_action(action)
