@@ -18,17 +18,8 @@ from ..workspace import checking
 from ..workspace.model import FileStatus
 from ..workspace.workspace import Workspace
 from . import reports
-from .common import (
-    Shown,
-    crashes,
-    exit_for,
-    incomplete,
-    line_of,
-    reasons_in_words,
-    scope,
-    servers_of,
-)
-from .output import Output, shown_path
+from .common import Shown, finish, line_of, scope, servers_of
+from .output import Output
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -44,16 +35,15 @@ def _read_json(path: str) -> Any:
         raise ValueError(f"--baseline {path}: {error}") from None
 
 
-def say_unfinished(output: Output, files: dict[str, FileStatus], shown: Shown) -> None:
-    """The stderr line naming the files whose diagnostics are not final, and why."""
-    unfinished = {path: status for path, status in files.items() if not status.complete}
-    if unfinished:
-        why = reasons_in_words(sorted(str(s.reason) for s in unfinished.values()))
-        names = [shown_path(shown.path(path)) for path in sorted(unfinished)]
-        incomplete(output, f"diagnostics not final ({why})", names)
-
-
 async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
+    if getattr(args, "new_since", None) is not None:
+        if args.baseline:
+            raise ValueError(
+                "--new-since and --baseline do not go together: the revision is the baseline"
+            )
+        from .since import check_new_since
+
+        return await check_new_since(args, output, ws)
     files, _named = scope(args, ws)
     shown = Shown.of(args, ws)
     if args.format in ("text", "jsonl", "github") and not args.baseline:
@@ -77,20 +67,7 @@ async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
 
         output.result(sarif(visible, servers, line_of(ws)))
     failing = any(reports.RANK[item.severity] <= reports.RANK[args.fail_on] for item in items)
-    return _finish(output, ws, report.files, shown, failing)
-
-
-def _finish(
-    output: Output, ws: Workspace, files: dict[str, FileStatus], shown: Shown, failing: bool
-) -> int:
-    """The exit status: 2 for a crash (said with its stderr), else 3 for files not final
-    (named on stderr), else 1 for findings at or above --fail-on, else 0."""
-    crash = crashes(ws)
-    if crash is not None:
-        output.error(crash)
-        return 2
-    say_unfinished(output, files, shown)
-    return exit_for(all(status.complete for status in files.values()), failing)
+    return finish(output, ws, report.files, shown, failing)
 
 
 async def _streamed(
@@ -122,4 +99,4 @@ async def _streamed(
         statuses.update(report.files)
     if args.format == "text":
         output.result(reports.summary(errors, warnings, len(statuses), await servers_of(ws)))
-    return _finish(output, ws, statuses, shown, failing)
+    return finish(output, ws, statuses, shown, failing)

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-from ..workspace.model import Diagnostic, Results
+from ..workspace.model import Diagnostic, FileStatus, Results
 from ..workspace.workspace import Workspace
-from .output import Output
+from .output import Output, shown_path
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -236,3 +236,32 @@ def absolute_target(target: str, cwd: Path) -> str:
     if isinstance(parsed, SymbolTarget):
         return str(SymbolTarget(str(cwd / parsed.path), parsed.names, parsed.index))
     return target
+
+
+def say_unfinished(output: Output, files: dict[str, FileStatus], shown: Shown) -> None:
+    """The stderr line naming the files whose diagnostics are not final, and why."""
+    unfinished = {path: status for path, status in files.items() if not status.complete}
+    if unfinished:
+        why = reasons_in_words(sorted(str(s.reason) for s in unfinished.values()))
+        names = [shown_path(shown.path(path)) for path in sorted(unfinished)]
+        incomplete(output, f"diagnostics not final ({why})", names)
+
+
+def finish(
+    output: Output,
+    ws: Workspace,
+    files: dict[str, FileStatus],
+    shown: Shown,
+    failing: bool,
+    *,
+    complete: bool = True,
+) -> int:
+    """The exit status: 2 for a crash (said with its stderr), else 3 for files not final
+    (named on stderr) or ``complete`` false, else 1 for findings at or above --fail-on,
+    else 0."""
+    crash = crashes(ws)
+    if crash is not None:
+        output.error(crash)
+        return 2
+    say_unfinished(output, files, shown)
+    return exit_for(complete and all(status.complete for status in files.values()), failing)

@@ -148,6 +148,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--baseline", metavar="FILE", help="report only what a saved --format json output lacks"
     )
+    check.add_argument(
+        "--new-since",
+        metavar="REV",
+        default=None,
+        help="report only what the working tree introduced since git revision REV (HEAD, "
+        "origin/main, a commit); without paths every file of the root is checked",
+    )
 
     hover = command("hover", "the hover text of a target")
     hover.add_argument("target", metavar="TARGET")

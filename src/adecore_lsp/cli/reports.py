@@ -94,29 +94,39 @@ def summary(
     return line + (f" ({names})" if names else "") + "\n"
 
 
+def json_items(items: Sequence[Diagnostic]) -> list[dict[str, Any]]:
+    """Findings in the shape of ``check --format json``'s ``diagnostics``."""
+    return [
+        {
+            "path": d.path,
+            "line": d.line,
+            "column": d.column,
+            "end_line": d.end_line,
+            "end_column": d.end_column,
+            "severity": d.severity,
+            "message": d.message,
+            "source": d.source,
+            "code": d.code,
+            "server": d.server,
+        }
+        for d in items
+    ]
+
+
 def as_json(
     items: Sequence[Diagnostic],
     report: DiagnosticsReport,
     servers: Sequence[tuple[str, str | None]],
+    *,
+    extra: Mapping[str, Any] | None = None,
 ) -> str:
-    document = {
+    """``check --format json``; ``extra`` keys (``--new-since``'s ``since`` and
+    ``resolved``) follow ``diagnostics``."""
+    document: dict[str, Any] = {
         "complete": report.complete,
         "reason": report.reason,
-        "diagnostics": [
-            {
-                "path": d.path,
-                "line": d.line,
-                "column": d.column,
-                "end_line": d.end_line,
-                "end_column": d.end_column,
-                "severity": d.severity,
-                "message": d.message,
-                "source": d.source,
-                "code": d.code,
-                "server": d.server,
-            }
-            for d in items
-        ],
+        "diagnostics": json_items(items),
+        **(extra or {}),
         "files": {
             path: {"complete": status.complete, "reason": status.reason}
             for path, status in sorted(report.files.items())

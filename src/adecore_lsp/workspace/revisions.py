@@ -16,10 +16,10 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Awaitable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..protocol.workspace.changes import Change
 from .delta import split
@@ -181,43 +181,100 @@ async def new_since(
         )
         twin_root = tree / below
         _link_ignored(top, tree)
-        if below != Path("."):
+        if below != Path(".") and twin_root.is_dir():
             _link_ignored(ws.root, twin_root)
-        after = await ws.diagnostics(files, timeout=timeout)
         if not twin_root.is_dir():
             # The root did not exist at the revision: everything in it is new.
+            after = await ws.diagnostics(files, timeout=timeout)
             return DiagnosticsReport(after.items, after.files, after.complete, after.reason)
-        # The same class as ``ws`` (no import of it here: it imports this module).
-        twin = type(ws)(
-            twin_root,
-            servers=ws._pinned,
-            registry=ws._base_registry,
-            timeout=ws.timeout,
-            max_open_files=ws.max_open_files,
-            connect=ws._connect,
-            trust=ws.trusted,
-            on_untrusted=lambda _notice: None,
-            config_root=ws.config_root,
+        twin_files = _files_at_revision(ws, twin_root, files, added, renamed_back)
+        # Both sides at once: each waits mostly on its own servers.
+        after, before = await _both(
+            ws.diagnostics(files, timeout=timeout),
+            _revision_side(ws, twin_root, twin_files, timeout),
         )
-        async with twin:
-            if files is None:
-                twin_files: list[Path] | None = None
-            else:
-                twin_files = []
-                for file in files:
-                    name = ws.paths.relative(file)
-                    if name in added and name not in renamed_back:
-                        continue
-                    was = twin_root / renamed_back.get(name, name)
-                    if was.is_file():
-                        twin_files.append(was)
-            if twin_files == []:
-                before = DiagnosticsReport([], {}, True)
-            else:
-                before = await twin.diagnostics(twin_files, timeout=timeout)
         return _compare(ws, twin_root, before, after, changed, renamed_back)
     finally:
-        await asyncio.shield(asyncio.to_thread(_remove, top, folder, tree))
+        await _surely(asyncio.to_thread(_remove, top, folder, tree))
+
+
+def _files_at_revision(
+    ws: Workspace,
+    twin_root: Path,
+    files: list[Path] | None,
+    added: set[str],
+    renamed_back: dict[str, str],
+) -> list[Path] | None:
+    """The revision's counterparts of ``files`` (None: every file of its root): renamed
+    files under their old names, added ones left out."""
+    if files is None:
+        return None
+    found = []
+    for file in files:
+        name = ws.paths.relative(file)
+        if name in added and name not in renamed_back:
+            continue
+        was = twin_root / renamed_back.get(name, name)
+        if was.is_file():
+            found.append(was)
+    return found
+
+
+async def _revision_side(
+    ws: Workspace, twin_root: Path, twin_files: list[Path] | None, timeout: float
+) -> DiagnosticsReport:
+    """The diagnostics of the revision's worktree, with the working tree's servers,
+    configuration and trust."""
+    if twin_files == []:
+        return DiagnosticsReport([], {}, True)
+    # The same class as ``ws`` (no import of it here: it imports this module).
+    twin = type(ws)(
+        twin_root,
+        servers=ws._pinned,
+        registry=ws._base_registry,
+        timeout=ws.timeout,
+        max_open_files=ws.max_open_files,
+        connect=ws._connect,
+        trust=ws.trusted,
+        on_untrusted=lambda _notice: None,
+        config_root=ws.config_root,
+    )
+    async with twin:
+        return await twin.diagnostics(twin_files, timeout=timeout)
+
+
+async def _both(
+    first: Coroutine[Any, Any, DiagnosticsReport], second: Coroutine[Any, Any, DiagnosticsReport]
+) -> tuple[DiagnosticsReport, DiagnosticsReport]:
+    """Run two checks at once; when one fails (or the caller is cancelled) the other is
+    cancelled and waited for, so no server outlives the call."""
+    tasks = [asyncio.ensure_future(first), asyncio.ensure_future(second)]
+    try:
+        done, _pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        for task in done:
+            error = task.exception()
+            if error is not None:
+                raise error
+        return tasks[0].result(), tasks[1].result()
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _surely(work: Awaitable[None]) -> None:
+    """Wait for ``work`` to the end even when cancelled meanwhile (the worktree must go);
+    a cancellation received is raised again afterwards."""
+    future = asyncio.ensure_future(work)
+    cancelled = False
+    while not future.done():
+        try:
+            await asyncio.shield(future)
+        except asyncio.CancelledError:
+            cancelled = True
+    future.result()
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 def _compare(

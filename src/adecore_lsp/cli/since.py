@@ -1,0 +1,98 @@
+"""``adecore-lsp check --new-since REV``: only the findings a change since a git revision
+introduced, in every format of ``check``.
+
+Without paths every file of the root is checked on both sides (a caller broken in a file
+the change never touched is found); the revision's side runs in a temporary worktree that
+the workspace removes afterwards, also on Ctrl-C. Old, introduced and resolved findings are
+told apart by the one rule of the workspace layer (``Workspace.new_since``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..workspace.model import Diagnostic, DiagnosticsReport
+from ..workspace.workspace import Workspace
+from . import reports
+from .common import (
+    Shown,
+    finish,
+    incomplete,
+    line_of,
+    reasons_in_words,
+    scope,
+    servers_of,
+)
+from .output import Output
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+
+def summary(errors: int, warnings: int, resolved: int, rev: str) -> str:
+    """``N new errors, N new warnings (M resolved) since REV``."""
+    return (
+        f"{errors} new error{'s' * (errors != 1)}, "
+        f"{warnings} new warning{'s' * (warnings != 1)} ({resolved} resolved) since {rev}\n"
+    )
+
+
+def _files(args: argparse.Namespace, ws: Workspace) -> list[Path] | None:
+    """The paths given, as ``check`` takes them; without any, every file of the root (not
+    only the current folder's: a break far from the change must be seen)."""
+    if getattr(args, "paths", None):
+        return scope(args, ws)[0]
+    scope_of_root = argparse.Namespace(**{**vars(args), "paths": [str(ws.root)]})
+    scope(scope_of_root, ws)  # a root with nothing to check exits 2 saying so
+    return None
+
+
+async def check_new_since(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
+    """Check both sides and print what the working tree introduced since ``--new-since``."""
+    rev: str = args.new_since
+    files = _files(args, ws)
+    report = await ws.new_since(rev, files, timeout=args.timeout)
+    items = reports.shown(report.items, args.min_severity)
+    resolved = reports.shown(report.resolved, args.min_severity)
+    shown = Shown.of(args, ws)
+    visible = shown.diagnostics(items)
+    if args.format == "text":
+        errors, warnings = counted(items)
+        output.result(reports.text_lines(visible) + summary(errors, warnings, len(resolved), rev))
+    elif args.format == "json":
+        output.result(
+            reports.as_json(
+                visible,
+                report,
+                await servers_of(ws),
+                extra={"since": rev, "resolved": reports.json_items(shown.diagnostics(resolved))},
+            )
+        )
+    elif args.format == "jsonl":
+        output.result(reports.jsonl(visible, line_of(ws)))
+    elif args.format == "github":
+        output.result(reports.github(visible))
+    else:
+        from .sarif import sarif
+
+        output.result(sarif(visible, await servers_of(ws), line_of(ws)))
+    _say_revision_unfinished(output, report, rev)
+    failing = any(reports.RANK[item.severity] <= reports.RANK[args.fail_on] for item in items)
+    return finish(output, ws, report.files, shown, failing, complete=report.complete)
+
+
+def _say_revision_unfinished(output: Output, report: DiagnosticsReport, rev: str) -> None:
+    """When the working tree's side finished but the revision's did not, say so (its files
+    are in a worktree already gone, so no names)."""
+    if not report.complete and all(status.complete for status in report.files.values()):
+        why = reasons_in_words([report.reason or "timeout"])
+        incomplete(output, f"the diagnostics at {rev} are not final ({why})")
+
+
+def counted(items: list[Diagnostic]) -> tuple[int, int]:
+    """Errors and warnings among ``items``."""
+    return (
+        sum(1 for item in items if item.severity == "error"),
+        sum(1 for item in items if item.severity == "warning"),
+    )
