@@ -11,6 +11,7 @@ application as an :class:`LspError` from the call, or through ``on_error``.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from types import TracebackType
@@ -74,6 +75,13 @@ __all__ = ["LspSession"]
 _READY = SessionState.READY  # bound once: a global is read faster than an enum member
 
 Document = DocumentLike | None
+
+
+def _loop_clock(loop: asyncio.AbstractEventLoop) -> Callable[[], float]:
+    """``loop.time``, or the clock it reads when that is asyncio's own (a Python call less)."""
+    if getattr(loop.time, "__func__", None) is asyncio.BaseEventLoop.time:
+        return time.monotonic
+    return loop.time
 
 
 class LspSession(FeatureCalls):
@@ -140,6 +148,7 @@ class LspSession(FeatureCalls):
         # The loop of the handshake, where every request of the session runs: set by the
         # first request (initialize), as no request can come before it.
         self._loop: asyncio.AbstractEventLoop
+        self._clock: Callable[[], float]
         self._initialize_task: asyncio.Task[JSONObject] | None = None
         self._shutdown_task: asyncio.Task[None] | None = None
         self._accepted: HandshakeResult | None = None
@@ -151,6 +160,8 @@ class LspSession(FeatureCalls):
 
         self._registry = CapabilityRegistry(on_error=self._report)
         self._sync = DocumentSync(self._registry, self._write_notification)
+        # Whether any document is open: read on every request, set by open and close only.
+        self._documents_open = False
         self._builtin_context = BuiltinContext(
             options=options,
             registry=self._registry,
@@ -276,15 +287,16 @@ class LspSession(FeatureCalls):
             self._lifecycle_method = None
             # The handshake's loop is the session's: kept, as asking costs a syscall each time.
             self._loop = asyncio.get_running_loop()
+            self._clock = _loop_clock(self._loop)
         if isinstance(timeout, DefaultValue):
             timeout = self.options.timeout
-        # An answer about an open document must be about the text it still has.
-        sync = self._sync
-        snapshot = sync.snapshot(params)
+        # An answer about an open document must be about the text it still has: looked up
+        # only while a document is open (a miss costs a URI-to-path parse).
+        snapshot = self._sync.snapshot(params) if self._documents_open else None
         future: asyncio.Future[Any] = self._loop.create_future()
         rpc = self._rpc
         if timeout:
-            due = self._loop.time() + timeout
+            due = self._clock() + timeout
             request_id, message = rpc.request(method, params, future, timeout, due)
         else:
             request_id, message = rpc.request(method, params, future)
@@ -301,7 +313,7 @@ class LspSession(FeatureCalls):
         except asyncio.CancelledError:
             self._abandon(request_id)
             raise
-        if snapshot is not None and not sync.is_current(snapshot):
+        if snapshot is not None and not self._sync.is_current(snapshot):
             raise StaleResultError(snapshot[0])
         return result
 
@@ -354,7 +366,9 @@ class LspSession(FeatureCalls):
         """
         self._check_ready()
         encoding = self.position_encoding or "utf-16"
-        return self._pulls.opened(self._sync.open(uri, language_id, text, encoding))
+        document = self._sync.open(uri, language_id, text, encoding)
+        self._documents_open = True
+        return self._pulls.opened(document)
 
     def change_document(
         self,
@@ -382,6 +396,7 @@ class LspSession(FeatureCalls):
         """Close a document: ``didClose`` when wanted, and an empty report to ``on_diagnostics``."""
         self._check_ready()
         self._sync.close(uri)
+        self._documents_open = bool(self._sync.store)
         self._pulls.closed(uri)
 
     def _check_ready(self) -> None:

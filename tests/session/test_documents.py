@@ -239,6 +239,32 @@ async def test_an_answer_about_a_changed_document_is_stale(
         await call
 
 
+async def test_stale_answers_are_found_again_after_every_document_closed(
+    server: FakeServer, make_session: SessionFactory
+) -> None:
+    """The session looks for a request's document only while one is open: also afterwards."""
+    session = await ready_with(server, make_session, textDocumentSync=2, hoverProvider=True)
+    release = asyncio.Event()
+
+    async def hover(params: Any) -> Any:
+        await release.wait()
+        return {"contents": "old"}
+
+    server.on("textDocument/hover", hover)
+    where = {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}}
+    for round_number in range(1, 3):
+        session.open_document(URI, "python", "a")
+        release.clear()
+        call = asyncio.ensure_future(session.request("textDocument/hover", where))
+        await server.wait_for("textDocument/hover", round_number)
+        session.close_document(URI)
+        release.set()
+        with pytest.raises(StaleResultError):
+            await call
+    # Nothing open: the same request is no document's, and its answer stands.
+    assert await session.request("textDocument/hover", where) == {"contents": "old"}
+
+
 async def test_the_servers_own_content_modified_is_not_stale(
     server: FakeServer, make_session: SessionFactory
 ) -> None:

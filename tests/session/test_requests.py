@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
 
 from adecore_lsp import ErrorCodes, LspError, LspSession, SessionState, TransportClosedError
+from adecore_lsp.session import _loop_clock
 from tests.fake_server import NO_ANSWER, FakeServer
 from tests.session.conftest import SessionFactory
 
@@ -329,3 +331,22 @@ async def test_many_requests_in_flight_resolve_to_their_own_answers(
         futures[n].set_result(n * 2)
     assert await asyncio.gather(*calls) == [n * 2 for n in range(50)]
     assert ready._rpc.pending == {}
+
+
+def test_deadlines_read_the_loops_own_clock() -> None:
+    """asyncio's loops are read through time.monotonic, any other clock through loop.time."""
+
+    class OwnClock(asyncio.SelectorEventLoop):
+        def time(self) -> float:
+            return 42.0
+
+    for loop_class in (asyncio.SelectorEventLoop, OwnClock):
+        loop = loop_class()
+        try:
+            clock = _loop_clock(loop)
+            assert clock() == pytest.approx(loop.time(), abs=1.0)
+            assert (clock is time.monotonic) == (loop_class is asyncio.SelectorEventLoop)
+            loop.time = lambda: 7.0  # type: ignore[method-assign]
+            assert _loop_clock(loop)() == 7.0
+        finally:
+            loop.close()
