@@ -30,7 +30,13 @@ from types import MappingProxyType
 from typing import Any, Final, NamedTuple, NoReturn
 from urllib.parse import quote, unquote, urlsplit
 
-from .json_spans import array_items, last_member, object_members, skip_whitespace
+from .json_spans import (
+    array_items,
+    decode_string,
+    last_member,
+    object_members,
+    skip_whitespace,
+)
 from .uris import uri_to_path
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -155,6 +161,21 @@ class Notebook:
             if self._fragment(cell, by_id) == reference.fragment:
                 return cell
         return None
+
+    def file_line(self, number: int, line: int) -> int:
+        """The 0-based line of the notebook's own text that holds 0-based ``line`` of cell
+        ``number``'s source (its string in a list of lines, or the one string), so that a
+        reader of the raw file lands on it; a line past the source's end gives its last."""
+        start = self.cell(number).source_span[0]
+        if self.text[start] != "[":
+            return self.text.count("\n", 0, start)
+        at, seen = start, 0
+        for item_start, item_end in array_items(self.text, start):
+            at = item_start
+            seen += len(_BREAK.findall(decode_string(self.text, item_start, item_end)))
+            if seen > line:
+                break
+        return self.text.count("\n", 0, at)
 
     def with_sources(self, sources: Mapping[int, str]) -> str:
         """The notebook's text with the cells numbered in ``sources`` given those new sources.

@@ -1,0 +1,223 @@
+"""Notebooks as a server sees them (LSP 3.17 ``notebookDocument/*``): which servers take a
+notebook, and the notifications that open, change, save and close one.
+
+A server that announces ``notebookDocumentSync`` (statically or by registering
+``notebookDocument/sync``) names the notebooks it takes with a ``notebookSelector``: each
+entry a ``notebook`` (a notebook type as a string, ``*`` for any, or a filter of
+``notebookType``, ``scheme`` and ``pattern`` matched like a document filter) and/or the
+``cells`` languages it wants. The cells themselves are text documents of the document
+store, opened and changed through the notebook's notifications rather than their own.
+Sans-IO: the session sends what these functions return.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..capabilities.selectors import _split_uri, pattern_matches
+from .documents import DocumentStore, TextDocument
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+JUPYTER = "jupyter-notebook"
+"""The notebook type of a Jupyter ``.ipynb`` file, as editors and servers name it."""
+
+CODE_CELL = 2
+"""``NotebookCellKind.Code``."""
+
+
+@dataclass(frozen=True)
+class CellText:
+    """One code cell as it is sent: its URI, language and text."""
+
+    uri: str
+    language_id: str
+    text: str
+
+
+@dataclass
+class OpenNotebook:
+    """A notebook open in one session: its version and its cells' URIs, in order."""
+
+    uri: str
+    notebook_type: str
+    version: int
+    cells: list[str] = field(default_factory=list)
+
+
+def _notebook_filter_matches(notebook: object, notebook_type: str, uri: str) -> bool:
+    if isinstance(notebook, str):
+        return notebook in ("*", notebook_type)
+    if not isinstance(notebook, Mapping):
+        return False
+    wanted_type = notebook.get("notebookType")
+    scheme = notebook.get("scheme")
+    pattern = notebook.get("pattern")
+    if wanted_type is None and scheme is None and pattern is None:
+        return False
+    if wanted_type is not None and wanted_type not in ("*", notebook_type):
+        return False
+    if scheme is not None and not (
+        isinstance(scheme, str) and scheme.lower() in ("*", _split_uri(uri)[0])
+    ):
+        return False
+    return pattern is None or pattern_matches(pattern, uri)
+
+
+def notebook_selector_matches(
+    selector: object, notebook_type: str, uri: str, cell_language: str
+) -> bool:
+    """Whether a ``notebookSelector`` takes a notebook of this type and URI whose code cells
+    are of ``cell_language``: an entry whose ``notebook`` (when given) matches and whose
+    ``cells`` (when given) name that language or ``*``."""
+    if not isinstance(selector, list):
+        return False
+    for entry in selector:
+        if not isinstance(entry, Mapping):
+            continue
+        notebook = entry.get("notebook")
+        cells = entry.get("cells")
+        if notebook is None and cells is None:
+            continue
+        if notebook is not None and not _notebook_filter_matches(notebook, notebook_type, uri):
+            continue
+        if cells is not None and not (
+            isinstance(cells, list)
+            and any(
+                isinstance(cell, Mapping) and cell.get("language") in ("*", cell_language)
+                for cell in cells
+            )
+        ):
+            continue
+        return True
+    return False
+
+
+def sync_options(
+    static: object,
+    registered: Sequence[Mapping[str, Any]],
+    notebook_type: str,
+    uri: str,
+    cell_language: str,
+) -> dict[str, Any] | None:
+    """The ``notebookDocumentSync`` options that take this notebook: a registration's
+    (newest first), else the static capability's; ``None`` when no selector takes it."""
+    for options in (*registered, static):
+        if isinstance(options, Mapping) and notebook_selector_matches(
+            options.get("notebookSelector"), notebook_type, uri, cell_language
+        ):
+            return dict(options)
+    return None
+
+
+class NotebookSync:
+    """The notebooks open in one session, their cells kept in the session's document store
+    (so positions, versions and stale answers work for cells as for files)."""
+
+    __slots__ = ("notebooks", "store")
+
+    def __init__(self, store: DocumentStore) -> None:
+        self.store = store
+        self.notebooks: dict[str, OpenNotebook] = {}
+
+    def open(
+        self,
+        uri: str,
+        notebook_type: str,
+        cells: Sequence[CellText],
+        encoding: str,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Open a notebook and its code cells; the ``notebookDocument/didOpen`` params.
+
+        Raises:
+            ValueError: the notebook, or one of its cells, is open already.
+        """
+        if uri in self.notebooks:
+            raise ValueError(f"the notebook {uri} is already open; close it first")
+        for cell in cells:
+            if cell.uri in self.store:
+                raise ValueError(f"the cell {cell.uri} is already open")
+        documents = [self.store.open(c.uri, c.language_id, c.text, encoding) for c in cells]
+        opened = OpenNotebook(uri, notebook_type, 1, [cell.uri for cell in cells])
+        self.notebooks[uri] = opened
+        notebook: dict[str, Any] = {
+            "uri": uri,
+            "notebookType": notebook_type,
+            "version": opened.version,
+            "cells": [{"kind": CODE_CELL, "document": cell.uri} for cell in cells],
+        }
+        if metadata is not None:
+            notebook["metadata"] = dict(metadata)
+        return {
+            "notebookDocument": notebook,
+            "cellTextDocuments": [_item(document) for document in documents],
+        }
+
+    def change(self, uri: str, cells: Sequence[CellText]) -> dict[str, Any] | None:
+        """Bring the cells' texts up to date; the ``notebookDocument/didChange`` params, or
+        ``None`` when nothing changed. The cells must be the notebook's own (same URIs in
+        the same order): a notebook whose cells came or went is closed and opened again.
+
+        Raises:
+            ValueError: the notebook is not open, or its cells are not these.
+        """
+        opened = self._open(uri)
+        if [cell.uri for cell in cells] != opened.cells:
+            raise ValueError(f"the cells of {uri} changed: close the notebook and open it again")
+        changed = []
+        for cell in cells:
+            document, sent = self.store.change(cell.uri, cell.text, sync_kind=1)
+            if sent:
+                changed.append(
+                    {
+                        "document": {"uri": document.uri, "version": document.version},
+                        "changes": [{"text": cell.text}],
+                    }
+                )
+        if not changed:
+            return None
+        opened.version += 1
+        return {
+            "notebookDocument": {"uri": uri, "version": opened.version},
+            "change": {"cells": {"textContent": changed}},
+        }
+
+    def save(self, uri: str) -> dict[str, Any]:
+        """The ``notebookDocument/didSave`` params."""
+        self._open(uri)
+        return {"notebookDocument": {"uri": uri}}
+
+    def close(self, uri: str) -> dict[str, Any]:
+        """Close a notebook and its cells; the ``notebookDocument/didClose`` params."""
+        opened = self._open(uri)
+        del self.notebooks[uri]
+        for cell in opened.cells:
+            if cell in self.store:
+                self.store.close(cell)
+        return {
+            "notebookDocument": {"uri": uri},
+            "cellTextDocuments": [{"uri": cell} for cell in opened.cells],
+        }
+
+    def cells_of(self, uri: str) -> list[str]:
+        """The URIs of an open notebook's code cells, in order."""
+        return list(self._open(uri).cells)
+
+    def _open(self, uri: str) -> OpenNotebook:
+        opened = self.notebooks.get(uri)
+        if opened is None:
+            raise ValueError(f"the notebook {uri} is not open")
+        return opened
+
+
+def _item(document: TextDocument) -> dict[str, Any]:
+    return {
+        "uri": document.uri,
+        "languageId": document.language_id,
+        "version": document.version,
+        "text": document.text,
+    }
