@@ -34,15 +34,29 @@ Nothing is ever downloaded: each row says how to install the server.
 server answers `textDocument/diagnostic`), or by *push* and a quiet window of *settle*
 seconds after the last report. "Ready" is the signal that says the server has finished
 loading: its progress ending (`progress`), a registration (`registration`), rust-analyzer's
-status (`server_status`), or none (`none`: readiness reports `no_signal`).
+status (`server_status`), or none (`none`: readiness reports `no_signal`). "Notebooks" says
+how the server takes Jupyter notebooks (`docs/notebooks.md`): `sync` (LSP notebook
+synchronisation, cell by cell), `joined` (one document of the code cells), or `-` (none).
 
-| Server | Command | Files | Install | Diagnostics | Ready | What it is |
-| --- | --- | --- | --- | --- | --- | --- |
+| Server | Command | Files | Install | Diagnostics | Ready | Notebooks | What it is |
+| --- | --- | --- | --- | --- | --- | --- | --- |
 """
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _notebooks(spec: ServerSpec) -> str:
+    """How the server takes notebooks, as the table says it."""
+    if spec.language_id("x.ipynb") is None:
+        return "-"
+    mode = spec.notebooks or "sync if announced, else joined"
+    quirks = [
+        *([] if spec.notebook_cell_pulls else ["cells by push"]),
+        *([] if spec.ipython else ["IPython lines blanked"]),
+    ]
+    return mode + (f" ({', '.join(quirks)})" if quirks else "")
 
 
 def row(spec: ServerSpec) -> str:
@@ -57,6 +71,7 @@ def row(spec: ServerSpec) -> str:
         f"`{spec.install}`" if spec.install else "",
         diagnostics,
         spec.readiness,
+        _notebooks(spec),
         _cell(spec.description),
     ]
     return "| " + " | ".join(cells) + " |"

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorCodes, LspError, StaleResultError
+from ..protocol.documents.notebooks import InvalidNotebookError
 from ..protocol.documents.positions import check_encoding
+from . import notebooks
 from .files import NotUtf8Error
 from .model import (
     Diagnostic,
@@ -107,15 +109,19 @@ async def diagnostics(
         if len(files) > ws.max_open_files:
             for path in opened_here:
                 await ws.close(path)
-    items.sort(key=lambda d: (d.path, d.line, d.column, d.end_line, d.end_column, d.server))
+    items.sort(
+        key=lambda d: (d.path, d.cell or 0, d.line, d.column, d.end_line, d.end_column, d.server)
+    )
     complete = all(status.complete for status in statuses.values())
     reasons = [s.reason for s in statuses.values() if not s.complete]
-    reason: FileReason | None = None
+    reason: FileReason | str | None = None
     wanted: FileReason
     for wanted in ("server_crashed", "timeout", "not_utf8", "unsupported"):
         if wanted in reasons:
             reason = wanted
             break
+    else:
+        reason = next((r for r in reasons if r is not None), None)  # an invalid notebook
     return DiagnosticsReport(items, statuses, complete, reason)
 
 
@@ -139,13 +145,26 @@ async def _check(
         except NotUtf8Error:
             statuses[shown] = FileStatus(False, "not_utf8")
             continue
+        except InvalidNotebookError as error:
+            statuses[shown] = FileStatus(False, f"invalid notebook: {error}")
+            continue
         if not handles:
             statuses[shown] = FileStatus(False, "unsupported")
             continue
         uri = ws.paths.uri(path)
-        wanted.extend((handle, uri, path) for handle in handles)
+        wanted.extend(
+            (handle, tracked_uri, path)
+            for handle in handles
+            for tracked_uri in notebooks.tracked(handle, uri)
+        )
     pulls = [
-        asyncio.ensure_future(_pull_all(handle, [u for h, u, _ in wanted if h is handle], deadline))
+        asyncio.ensure_future(
+            _pull_all(
+                handle,
+                [u for h, u, _ in wanted if h is handle and notebooks.pulled_by_workspace(h, u)],
+                deadline,
+            )
+        )
         for handle in {h for h, _, _ in wanted}
     ]
     try:
@@ -164,19 +183,22 @@ async def _check(
         shown = ws.paths.relative(path)
         session = handle.live
         encoding = check_encoding((session.position_encoding if session else None) or "utf-16")
+        view = ws.notebook(uri) if uri not in ws._open else None
         for item in status.items:
             if isinstance(item, dict):
-                items.append(
-                    diagnostic(
-                        ws.paths,
-                        ws.texts,
-                        uri,
-                        item,
-                        encoding,
-                        handle.spec.id,
-                        stale=not status.final,
-                    )
+                found: Diagnostic | None = diagnostic(
+                    ws.paths,
+                    ws.texts,
+                    uri,
+                    item,
+                    encoding,
+                    handle.spec.id,
+                    stale=not status.final,
                 )
+                if view is not None and found is not None:
+                    found = notebooks.place(view, uri, found, shown)
+                if found is not None:
+                    items.append(found)
         previous = statuses.get(shown)
         if status.final:
             if previous is None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ..protocol.documents.notebooks import InvalidNotebookError, parse_notebook
 from ..protocol.workspace.changes import Change, Finding, split_findings
 from .model import Diagnostic, DiagnosticsDelta, DiagnosticsReport
+from .notebooks import is_notebook
 
 # Internal to the library: Workspace.edit and apply return the delta as DiagnosticsDelta.
 __all__: list[str] = []
@@ -19,10 +21,35 @@ SEVERITY_RANK = {"error": 4, "warning": 3, "information": 2, "hint": 1}
 """Higher for worse: a finding before is no lower a severity when its rank is not lower."""
 
 
+def _cell_key(path: str, cell: int | None) -> str:
+    """The rule's path of a place: a notebook's cells are files of their own to it, so a
+    finding never matches one of another cell."""
+    return path if cell is None else f"{path}#cell {cell}"
+
+
+def _per_cell(changes: Mapping[str, Change]) -> dict[str, Change]:
+    """``changes`` with each notebook's change given cell by cell (the cells' sources, by
+    number); a notebook that does not parse on both sides is compared in place."""
+    found: dict[str, Change] = {}
+    for path, change in changes.items():
+        if not is_notebook(path):
+            found[path] = change
+            continue
+        try:
+            old, new = parse_notebook(change.old), parse_notebook(change.new)
+        except InvalidNotebookError:
+            continue
+        old_cells = {cell.number: cell.source for cell in old.cells}
+        for cell in new.cells:
+            if cell.number in old_cells:
+                found[_cell_key(path, cell.number)] = Change(old_cells[cell.number], cell.source)
+    return found
+
+
 def finding(diagnostic: Diagnostic, path: str | None = None) -> Finding:
     """``diagnostic`` as the rule sees it, under ``path`` (its path after a rename)."""
     return Finding(
-        diagnostic.path if path is None else path,
+        _cell_key(diagnostic.path if path is None else path, diagnostic.cell),
         diagnostic.server,
         diagnostic.source,
         diagnostic.code,
@@ -49,7 +76,7 @@ def split(
     result = split_findings(
         [finding(item, moved.get(item.path)) for item in before],
         [finding(item) for item in after],
-        changes,
+        _per_cell(changes),
     )
     introduced = [after[number] for number in result.introduced]
     resolved = [before[number] for number in result.resolved]

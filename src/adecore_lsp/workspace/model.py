@@ -37,6 +37,11 @@ ResultReason = Literal["not_ready", "timeout", "too_many_files"]
 FileReason = Literal["timeout", "server_crashed", "unsupported", "not_utf8"]
 
 
+def cell_prefix(cell: int | None) -> str:
+    """``cell N:`` for a place in a notebook's cell N, as ruff prints it; empty else."""
+    return "" if cell is None else f"cell {cell}:"
+
+
 @dataclass(frozen=True)
 class Location:
     """A place in a file: ``path`` relative to the root (absolute outside it), 1-based
@@ -48,9 +53,12 @@ class Location:
     end_line: int
     end_column: int
     raw: Any = field(default=None, compare=False, repr=False)
+    cell: int | None = None
+    """The notebook cell (numbered from 1 among all cells) the place is in; ``line`` and
+    ``column`` are then within the cell. ``None`` for plain files."""
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}"
+        return f"{self.path}:{cell_prefix(self.cell)}{self.line}:{self.column}"
 
 
 @dataclass(frozen=True)
@@ -73,10 +81,14 @@ class Diagnostic:
     server: str = ""
     stale: bool = False
     raw: Any = field(default=None, compare=False, repr=False)
+    cell: int | None = None
+    """The notebook cell (numbered from 1 among all cells) the finding is in; ``line`` and
+    ``column`` are then within the cell. ``None`` for plain files."""
 
     def __str__(self) -> str:
         code = f" [{self.code}]" if self.code is not None else ""
-        return f"{self.path}:{self.line}:{self.column}: {self.severity}: {self.message}{code}"
+        place = f"{self.path}:{cell_prefix(self.cell)}{self.line}:{self.column}"
+        return f"{place}: {self.severity}: {self.message}{code}"
 
 
 @dataclass(frozen=True)
@@ -84,7 +96,8 @@ class FileStatus:
     """Whether one file's diagnostics are final for its current text, and why not."""
 
     complete: bool
-    reason: FileReason | None = None
+    reason: FileReason | str | None = None
+    """Why not final: one of ``FileReason``, or ``"invalid notebook: <detail>"``."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +112,7 @@ class DiagnosticsReport:
     items: list[Diagnostic]
     files: dict[str, FileStatus]
     complete: bool
-    reason: FileReason | None = None
+    reason: FileReason | str | None = None
     resolved: list[Diagnostic] = field(default_factory=list)
     """For :meth:`Workspace.new_since`: the findings of the revision that are gone."""
 
@@ -171,6 +184,9 @@ class Symbol:
     container: str | None = None
     children: list[Symbol] = field(default_factory=list, compare=False)
     raw: Any = field(default=None, compare=False, repr=False)
+    cell: int | None = None
+    """The notebook cell the symbol is defined in (``location.cell``); ``None`` for plain
+    files."""
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,16 @@ READINESS_SOURCES = ("server_status", "progress", "registration", "none")
 
 _LIST_FIELDS = ("command", "root_markers", "sidecars", "notes", "executables", "version_command")
 _STR_MAP_FIELDS = ("languages", "env")
-_BOOL_FIELDS = ("pull_diagnostics", "indexes_root", "empty_configuration", "settings_at_start")
+_BOOL_FIELDS = (
+    "pull_diagnostics",
+    "indexes_root",
+    "empty_configuration",
+    "settings_at_start",
+    "notebook_cell_pulls",
+    "ipython",
+)
+NOTEBOOK_MODES = ("sync", "joined")
+NOTEBOOK_SUFFIX = ".ipynb"
 _STR_FIELDS = ("install", "description", "readiness")
 
 
@@ -89,6 +98,16 @@ class ServerSpec:
     version_command: list[str] = field(default_factory=list)
     """The argv that prints the server's version where its ``serverInfo`` has none
     (``basedpyright --version``); its program is looked for beside the server's own first."""
+    notebooks: str | None = None
+    """How the server takes Jupyter notebooks: ``"sync"`` (LSP notebook synchronisation),
+    ``"joined"`` (one document of the code cells), or ``None``: notebooks of the languages
+    it takes, by sync when the server announces it, else joined."""
+    notebook_cell_pulls: bool = True
+    """Whether the server's pull answers for notebook cells are real (basedpyright answers
+    cell pulls with empty reports: its cells' diagnostics are taken from its pushes)."""
+    ipython: bool = True
+    """Whether the server reads IPython-only lines (``%magic``, ``!cmd``) in a cell; one that
+    does not gets them blank."""
     diagnostics_probe: dict[str, Any] | None = None
     """How to ask a server that stays silent when a file's diagnostics stay as they were:
     ``{"command": ..., "arguments": [[...], ...], "empty": key}``: one
@@ -138,6 +157,8 @@ class ServerSpec:
         self._check_seconds("shutdown_timeout", self.shutdown_timeout, optional=True)
         if self.diagnostics_probe is not None:
             self._check_probe(self.diagnostics_probe)
+        if self.notebooks is not None and self.notebooks not in NOTEBOOK_MODES:
+            self._fail("notebooks", '"sync", "joined" or absent', self.notebooks)
         if self.readiness not in READINESS_SOURCES:
             self._fail("readiness", f"one of {', '.join(READINESS_SOURCES)}", self.readiness)
         if self.ready_registration is not None and not (
@@ -163,6 +184,9 @@ class ServerSpec:
         found = self.languages.get(name)
         if found is not None:
             return found
+        if name.endswith(NOTEBOOK_SUFFIX) and len(name) > len(NOTEBOOK_SUFFIX):
+            # A notebook, of Python unless its kernel says otherwise (known once it is read).
+            return "python" if "python" in self.languages.values() else None
         dot = name.find(".", 1)
         while dot != -1:
             found = self.languages.get(name[dot:])

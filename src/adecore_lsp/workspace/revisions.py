@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 from collections.abc import Awaitable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,14 +56,20 @@ class Moves:
     added: set[str] = field(default_factory=set)
 
 
-def _git(top: Path, *args: str) -> str:
-    """Run git in ``top`` with hooks off and no prompt; its stdout, or a ValueError with its
-    own words."""
+def _git(top: Path, *args: str, config: Sequence[str] = ()) -> str:
+    """Run git in ``top`` with hooks off and no prompt (and ``-c`` each of ``config``); its
+    stdout, or a ValueError with its own words."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
     env["GIT_TERMINAL_PROMPT"] = "0"
     try:
         done = subprocess.run(
-            ["git", "-c", "core.hooksPath=/dev/null", *args],
+            [
+                "git",
+                "-c",
+                "core.hooksPath=/dev/null",
+                *(f for item in config for f in ("-c", item)),
+                *args,
+            ],
             cwd=top,
             env=env,
             capture_output=True,
@@ -175,9 +182,14 @@ async def new_since(
 
     folder = Path(tempfile.mkdtemp(prefix="adecore-lsp-since-"))
     tree = folder / "tree"
+    # The working tree's side starts at once: it runs while git writes the revision's files.
+    current = asyncio.ensure_future(ws.diagnostics(files, timeout=timeout))
     try:
+        # The files written by one process per core (git 2.32 and later; older ones ignore
+        # the setting): a third less time for networkx's 880 files on two cores.
         await asyncio.to_thread(
-            _git, top, "worktree", "add", "--detach", "--quiet", str(tree), commit
+            partial(_git, config=["checkout.workers=0"]),
+            *(top, "worktree", "add", "--detach", "--quiet", str(tree), commit),
         )
         twin_root = tree / below
         _link_ignored(top, tree)
@@ -185,17 +197,23 @@ async def new_since(
             _link_ignored(ws.root, twin_root)
         if not twin_root.is_dir():
             # The root did not exist at the revision: everything in it is new.
-            after = await ws.diagnostics(files, timeout=timeout)
+            after = await current
             return DiagnosticsReport(after.items, after.files, after.complete, after.reason)
         twin_files = _files_at_revision(ws, twin_root, files, added, renamed_back)
         # Both sides at once: each waits mostly on its own servers.
-        after, before = await _both(
-            ws.diagnostics(files, timeout=timeout),
-            _revision_side(ws, twin_root, twin_files, timeout),
-        )
+        after, before = await _both(current, _revision_side(ws, twin_root, twin_files, timeout))
         return _compare(ws, twin_root, before, after, changed, renamed_back)
     finally:
-        await _surely(asyncio.to_thread(_remove, top, folder, tree))
+        await _surely(_end(current, top, folder, tree))
+
+
+async def _end(
+    current: asyncio.Future[DiagnosticsReport], top: Path, folder: Path, tree: Path
+) -> None:
+    """Cancel the working tree's side if it still runs, wait for it, remove the worktree."""
+    current.cancel()
+    await asyncio.gather(current, return_exceptions=True)
+    await asyncio.to_thread(_remove, top, folder, tree)
 
 
 def _files_at_revision(
@@ -244,7 +262,7 @@ async def _revision_side(
 
 
 async def _both(
-    first: Coroutine[Any, Any, DiagnosticsReport], second: Coroutine[Any, Any, DiagnosticsReport]
+    first: Awaitable[DiagnosticsReport], second: Coroutine[Any, Any, DiagnosticsReport]
 ) -> tuple[DiagnosticsReport, DiagnosticsReport]:
     """Run two checks at once; when one fails (or the caller is cancelled) the other is
     cancelled and waited for, so no server outlives the call."""
@@ -304,4 +322,6 @@ def _compare(
 
 
 def _sorted(items: list[Diagnostic]) -> list[Diagnostic]:
-    return sorted(items, key=lambda d: (d.path, d.line, d.column, d.end_line, d.end_column))
+    return sorted(
+        items, key=lambda d: (d.path, d.cell or 0, d.line, d.column, d.end_line, d.end_column)
+    )

@@ -19,7 +19,7 @@ import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..environment import environ
 from ..errors import (
@@ -41,6 +41,10 @@ from ..types import JSONObject
 from .model import ServerStatus
 from .registry import ServerSpec
 from .tracing import Trace, TracingTransport
+
+if TYPE_CHECKING:
+    from ..protocol.documents.notebook_sync import NotebookSync
+    from .notebooks import NotebookMode, NotebookView
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -152,8 +156,12 @@ class ServerHandle:
         connect: Connect | None = None,
         on_apply_edit: Callable[[ServerHandle, Any], JSONObject] | None = None,
         on_registered: Callable[[str], None] | None = None,
+        notebooks_in_root: Callable[[], bool] | None = None,
     ) -> None:
         self.spec = spec
+        self.notebooks_in_root = notebooks_in_root
+        """Whether the root holds notebooks: a server whose cell pulls are empty
+        (basedpyright) is then asked for pushes only, so that its cells' reports come."""
         self.root = root
         self.executable = executable
         self.timeout = timeout
@@ -172,6 +180,9 @@ class ServerHandle:
         self.readiness = self._new_readiness(time.monotonic())
         self.finality = DiagnosticsFinality(spec.settle)
         self.documents: dict[str, tuple[str, str]] = {}  # uri -> (language id, text)
+        self.notebooks: dict[str, tuple[NotebookView, NotebookMode]] = {}
+        """The notebooks the server has, by the notebook's URI, and how it takes each."""
+        self.notebook_sync: tuple[LspSession, NotebookSync] | None = None
         self._crashes: deque[float] = deque()
         self._starting: asyncio.Future[LspSession] | None = None
         self._started_at = 0.0
@@ -269,7 +280,7 @@ class ServerHandle:
             # (The tracker itself is the one made before the handshake: progress a server
             # begins while answering `initialize` counts.)
             self.readiness.initialized(time.monotonic())
-            if spec.pull_diagnostics:
+            if self.declares_pulls():
                 await session.wait_for_capability(
                     "textDocument/diagnostic", timeout=PULL_REGISTRATION_WAIT
                 )
@@ -296,6 +307,10 @@ class ServerHandle:
         for uri, (language_id, text) in self.documents.items():
             session.open_document(uri, language_id, text)
             self._expect(session, uri)
+        if self.notebooks:
+            from .notebooks import reopen
+
+            reopen(self, session)
         self.changed.fire()
         return session
 
@@ -342,7 +357,7 @@ class ServerHandle:
                 },
             }
         }
-        if spec.pull_diagnostics:
+        if self.declares_pulls():
             capabilities["textDocument"] = {
                 "diagnostic": {"dynamicRegistration": True, "relatedDocumentSupport": True}
             }
@@ -551,6 +566,19 @@ class ServerHandle:
         else:
             session.change_document(uri, text)
         self._expect(session, uri)
+
+    def declares_pulls(self) -> bool:
+        """Whether the session declares pull diagnostics: when the server answers them, and
+        the root has no notebooks whose cells the server would answer with empty pulls."""
+        if not self.spec.pull_diagnostics:
+            return False
+        if self.spec.notebook_cell_pulls or self.notebooks_in_root is None:
+            return True
+        return not self.notebooks_in_root()
+
+    def has(self, uri: str) -> bool:
+        """Whether the server has the file (or notebook) at ``uri`` open."""
+        return uri in self.documents or uri in self.notebooks
 
     def close(self, uri: str) -> None:
         self.documents.pop(uri, None)

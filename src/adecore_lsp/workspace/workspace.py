@@ -48,6 +48,7 @@ from .model import (
     ServerStatus,
     Symbol,
 )
+from .notebooks import NotebookView, close_in, is_notebook, open_in, view_of
 from .registry import Registry, ServerSpec
 from .servers import REFUSED_EDIT, Connect, ServerHandle, Signal
 from .tracing import Trace
@@ -191,6 +192,11 @@ class Workspace:
         self._handles: dict[tuple[str, Path], ServerHandle] = {}
         self._roots: dict[tuple[str, Path], Path] = {}
         self._open: dict[str, OpenFile] = {}
+        self._notebooks: dict[str, NotebookView] = {}
+        """The open notebooks by URI, as their servers have them."""
+        self._notebooks_in_root: bool | None = None
+        self._cell_texts: dict[str, str] = {}
+        """The text behind each cell URI and joined-document URI of an open notebook."""
         self.texts = Texts(self._current_text)
         self._closed = False
         self._progress_listeners: list[Callable[[str, Any], object]] = []
@@ -396,10 +402,17 @@ class Workspace:
                     connect=self._connect,
                     on_apply_edit=self._server_edit,
                     on_registered=self._registered,
+                    notebooks_in_root=self._has_notebooks,
                 )
                 self._handles[key] = handle
             handles.append(handle)
         return handles
+
+    def _has_notebooks(self) -> bool:
+        """Whether the root holds a notebook (looked for once)."""
+        if self._notebooks_in_root is None:
+            self._notebooks_in_root = bool(self._notebooks or root_files(self.root, is_notebook))
+        return self._notebooks_in_root
 
     def _server_root(self, spec: ServerSpec, path: Path) -> Path:
         """The nearest folder from ``path`` up to the root holding one of the spec's root
@@ -454,7 +467,22 @@ class Workspace:
 
     def _current_text(self, uri: str) -> str | None:
         known = self._open.get(uri)
-        return None if known is None else known.text
+        if known is None:
+            return self._cell_texts.get(uri)
+        return known.text
+
+    def notebook(self, path_or_uri: str | os.PathLike[str]) -> NotebookView | None:
+        """The open notebook at a path or URI (of the notebook, one of its cells, or its
+        joined document), else ``None``."""
+        if isinstance(path_or_uri, str) and ":" in path_or_uri[:30]:
+            found = self._notebooks.get(path_or_uri)
+            if found is not None:
+                return found
+            for view in self._notebooks.values():
+                if path_or_uri in view.cells_by_uri or path_or_uri == view.joined_uri:
+                    return view
+            return None
+        return self._notebooks.get(self.paths.uri(self.paths.absolute(path_or_uri)))
 
     def file(self, path: str | os.PathLike[str]) -> Path:
         """The absolute path of an existing file.
@@ -481,8 +509,19 @@ class Workspace:
 
     async def _send(self, full: Path, uri: str, text: str) -> list[ServerHandle]:
         handles = self.handles_for(full)
+        view = None
+        if is_notebook(full):
+            view = self._notebooks.get(uri)
+            if view is None or view.notebook.text != text:
+                view = view_of(full, uri, text)  # InvalidNotebookError: the file's own error
+                self._forget_cells(uri)
+                self._notebooks[uri] = view
+                self._cell_texts.update(view.texts())
         sessions = await asyncio.gather(*(handle.session() for handle in handles))
         for handle, session in zip(handles, sessions, strict=False):
+            if view is not None:
+                open_in(handle, session, view)
+                continue
             language_id = handle.spec.language_id(str(full)) or "plaintext"
             handle.open(session, uri, language_id, text)
         self.texts.forget(uri)
@@ -504,9 +543,20 @@ class Workspace:
         uri = self.paths.uri(full)
         self._open.pop(uri, None)
         self.texts.forget(uri)
+        self._forget_cells(uri)
         for handle in self._handles.values():
             if uri in handle.documents:
                 handle.close(uri)
+            if uri in handle.notebooks:
+                close_in(handle, uri)
+
+    def _forget_cells(self, uri: str) -> None:
+        """Forget an open notebook's cell and joined texts (it changed or closed)."""
+        view = self._notebooks.pop(uri, None)
+        if view is not None:
+            for known in view.texts():
+                self._cell_texts.pop(known, None)
+                self.texts.forget(known)
 
     @_when_open
     async def write(self, path: Path, text: str) -> None:
@@ -548,7 +598,7 @@ class Workspace:
             if disk == known.disk and not _same_tick(disk, known.read_at):
                 continue
             if disk is None:
-                sent.update(h for h in self._handles.values() if uri in h.documents)
+                sent.update(h for h in self._handles.values() if h.has(uri))
                 await self.close(known.path)
                 changes.append((known.path, DELETED))
                 continue
@@ -558,7 +608,7 @@ class Workspace:
             except (OSError, ValueError):
                 # Unreadable now (not UTF-8): forget the old text, so the next use of the
                 # file reads it again and says why it cannot.
-                sent.update(h for h in self._handles.values() if uri in h.documents)
+                sent.update(h for h in self._handles.values() if h.has(uri))
                 await self.close(known.path)
                 continue
             if disk != known.disk:

@@ -1,0 +1,53 @@
+"""The text of a line, as the workspace has it: the open document, else the disk; for a
+notebook's cell, the cell's source line. The command line and the MCP server both show it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .notebooks import NotebookView, view_of
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+LineOf = Callable[..., "str | None"]
+"""``line_of(path, number, cell=None)``: the text of a 1-based line of a file (of a notebook
+cell's source with ``cell``), without its ending."""
+
+
+def line_of(ws: Workspace) -> LineOf:
+    """The text of a 1-based line of a file (a root-relative path), without its ending; with
+    ``cell``, of that notebook cell's source."""
+
+    def line(path: str, number: int, cell: int | None = None) -> str | None:
+        if cell is not None:
+            view = notebook_of(ws, path)
+            if view is None:
+                return None
+            try:
+                lines = view.notebook.cell(cell).source.splitlines()
+            except ValueError:
+                return None
+            return lines[number - 1] if 1 <= number <= len(lines) else None
+        index = ws.texts.index(ws.paths.uri(ws.paths.absolute(path)))
+        if index is None or not 1 <= number <= index.line_count:
+            return None
+        return index.text[index.line_start(number - 1) : index.line_end(number - 1)]
+
+    return line
+
+
+def notebook_of(ws: Workspace, path: str) -> NotebookView | None:
+    """The notebook at ``path`` as the workspace has it open, else as it is on disk."""
+    view = ws.notebook(path)
+    if view is not None:
+        return view
+    full = ws.paths.absolute(path)
+    try:
+        return view_of(full, ws.paths.uri(full), full.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,255 @@
+"""Jupyter notebooks in the workspace (``notebooks.md``): each server takes a notebook the way
+it can, and every answer comes back as places in cells.
+
+A server that announces ``notebookDocumentSync`` for the notebook gets it cell by cell
+(``notebookDocument/*``, one ``vscode-notebook-cell:`` URI per code cell); any other server
+of the notebook's language gets one *joined* document, the code cells in order under a URI
+no file has (``nb.ipynb.py``), never written to disk. Either way a finding comes back as
+``(cell, line, column)`` within the cell, numbered as ruff numbers cells (from 1, among all
+cells); one on an IPython-only line, or on a line of no cell, is dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from ..protocol.documents.documents import DocumentStore
+from ..protocol.documents.notebook_sync import JUPYTER, CellText, NotebookSync, sync_options
+from ..protocol.documents.notebooks import (
+    CELL_SCHEME,
+    JoinedDocument,
+    Notebook,
+    join_code_cells,
+    mask_ipython,
+    parse_notebook,
+)
+from .model import Diagnostic
+from .registry import NOTEBOOK_SUFFIX
+
+if TYPE_CHECKING:
+    from ..session import LspSession
+    from .servers import ServerHandle
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+NotebookMode = Literal["sync", "joined"]
+JOINED_SUFFIX = ".py"
+"""Added to a notebook's URI for its joined document (``nb.ipynb.py``)."""
+
+
+def is_notebook(path: Path | str) -> bool:
+    """Whether ``path`` names a Jupyter notebook (by its name: ``.ipynb``)."""
+    name = path.name if isinstance(path, Path) else path
+    return name.endswith(NOTEBOOK_SUFFIX) and len(name) > len(NOTEBOOK_SUFFIX)
+
+
+@dataclass(frozen=True)
+class NotebookView:
+    """One notebook's text as the servers are given it: its cells, their URIs, and its
+    joined document (IPython-only lines blank there)."""
+
+    path: Path
+    uri: str
+    notebook: Notebook
+
+    @cached_property
+    def joined(self) -> JoinedDocument:
+        return join_code_cells(self.notebook)
+
+    @property
+    def joined_uri(self) -> str:
+        return self.uri + JOINED_SUFFIX
+
+    @cached_property
+    def cell_uris(self) -> dict[int, str]:
+        """The URI of each code cell, by cell number, in order."""
+        return {
+            cell.number: self.notebook.cell_uri(self.uri, cell.number)
+            for cell in self.notebook.code_cells
+        }
+
+    @cached_property
+    def cells_by_uri(self) -> dict[str, int]:
+        return {uri: number for number, uri in self.cell_uris.items()}
+
+    @cached_property
+    def masked(self) -> dict[int, frozenset[int]]:
+        """The IPython-only lines of each code cell (0-based), where the kernel is Python."""
+        if self.notebook.language != "python":
+            return {}
+        return {cell.number: mask_ipython(cell.source)[1] for cell in self.notebook.code_cells}
+
+    def cell_texts(self, ipython: bool) -> list[CellText]:
+        """The code cells as sent to a server; IPython-only lines blank for a server that
+        does not read them."""
+        texts = []
+        for cell in self.notebook.code_cells:
+            source = cell.source
+            if not ipython and self.masked.get(cell.number):
+                source = mask_ipython(source)[0]
+            texts.append(CellText(self.cell_uris[cell.number], self.notebook.language, source))
+        return texts
+
+    def texts(self) -> dict[str, str]:
+        """Every URI a server may name for this notebook, and its text (for positions)."""
+        found = {uri: self.notebook.cell(number).source for number, uri in self.cell_uris.items()}
+        found[self.joined_uri] = self.joined.text
+        return found
+
+
+def view_of(path: Path, uri: str, text: str) -> NotebookView:
+    """The view of a notebook's text.
+
+    Raises:
+        InvalidNotebookError: the text is not an nbformat 4 notebook (its detail says why).
+    """
+    return NotebookView(path, uri, parse_notebook(text))
+
+
+def mode_for(handle: ServerHandle, session: LspSession, view: NotebookView) -> NotebookMode:
+    """How this server takes this notebook: by sync when it announces a selector that takes
+    it (and the registry does not say ``joined``), else joined."""
+    if handle.spec.notebooks == "joined":
+        return "joined"
+    announced = sync_options(
+        session.server_capabilities.get("notebookDocumentSync"),
+        session.registrations("notebookDocument/sync"),
+        JUPYTER,
+        view.uri,
+        view.notebook.language,
+    )
+    return "sync" if announced is not None else "joined"
+
+
+def place(view: NotebookView, uri: str, item: Diagnostic, shown: str) -> Diagnostic | None:
+    """A finding a server reported on a cell or the joined document, as a place in its cell
+    (path ``shown``, ``cell`` set); ``None`` when it sits on an IPython-only line or on
+    a line of no cell."""
+    cell = view.cells_by_uri.get(uri)
+    if cell is not None:
+        line, end_line, end_column = item.line, item.end_line, item.end_column
+    else:
+        start = view.joined.to_cell(item.line - 1, item.column - 1)
+        if start is None:
+            return None
+        cell, line = start.cell, start.line + 1
+        end = view.joined.to_cell(item.end_line - 1, item.end_column - 1)
+        if end is None or end.cell != cell:
+            end_line, end_column = line, item.column
+        else:
+            end_line, end_column = end.line + 1, item.end_column
+    if line - 1 in view.masked.get(cell, ()):
+        return None
+    return replace(item, line=line, end_line=end_line, end_column=end_column, cell=cell, path=shown)
+
+
+def file_line(view: NotebookView, cell: int, line: int) -> int:
+    """The 1-based line of the ``.ipynb`` file that holds line ``line`` (1-based) of a cell's
+    source: where a reader of the raw file finds it."""
+    return view.notebook.file_line(cell, line - 1) + 1
+
+
+# -- notebooks in one server -------------------------------------------------------------------
+
+
+def _sync_of(handle: ServerHandle, session: LspSession) -> NotebookSync:
+    """The notebook bookkeeping of the handle's current session (a new process starts
+    afresh)."""
+    current = handle.notebook_sync
+    if current is None or current[0] is not session:
+        current = handle.notebook_sync = (session, NotebookSync(_store(session)))
+    return current[1]
+
+
+def _store(session: LspSession) -> DocumentStore:
+    store = session.documents
+    assert isinstance(store, DocumentStore)  # the session's own store, not a copy
+    return store
+
+
+def open_in(handle: ServerHandle, session: LspSession, view: NotebookView) -> NotebookMode:
+    """Open (or bring up to date) a notebook in one server, the way it takes notebooks;
+    its diagnostics are then expected afresh."""
+    mode = mode_for(handle, session, view)
+    known = handle.notebooks.get(view.uri)
+    if known is not None and known[1] != mode:
+        close_in(handle, view.uri)
+    handle.notebooks[view.uri] = (view, mode)
+    if mode == "joined":
+        handle.open(session, view.joined_uri, view.notebook.language, view.joined.text)
+        return mode
+    sync = _sync_of(handle, session)
+    cells = view.cell_texts(handle.spec.ipython)
+    if view.uri in sync.notebooks and sync.cells_of(view.uri) == [c.uri for c in cells]:
+        params = sync.change(view.uri, cells)
+        if params is None and known is not None:
+            return mode
+        if params is not None:
+            session.notify("notebookDocument/didChange", params)
+    else:
+        if view.uri in sync.notebooks:
+            session.notify("notebookDocument/didClose", sync.close(view.uri))
+        encoding = session.position_encoding or "utf-16"
+        session.notify("notebookDocument/didOpen", sync.open(view.uri, JUPYTER, cells, encoding))
+    for cell in cells:
+        expect_cell(handle, session, cell.uri)
+    return mode
+
+
+def expect_cell(handle: ServerHandle, session: LspSession, uri: str) -> None:
+    """Expect final diagnostics of a cell: by pull where the server's cell pulls are real,
+    else by its pushes."""
+    pulls = handle.spec.notebook_cell_pulls and session.supports("textDocument/diagnostic", uri)
+    handle.finality.expect(
+        uri, session.documents[uri].version, time.monotonic(), "pull" if pulls else "push"
+    )
+
+
+def close_in(handle: ServerHandle, uri: str) -> None:
+    """Close a notebook in one server, however it had it."""
+    known = handle.notebooks.pop(uri, None)
+    if known is None:
+        return
+    view, mode = known
+    if mode == "joined":
+        handle.close(view.joined_uri)
+        return
+    for cell in view.cell_uris.values():
+        handle.finality.closed(cell)
+    session = handle.live
+    current = handle.notebook_sync
+    if (
+        session is not None
+        and current is not None
+        and current[0] is session
+        and uri in current[1].notebooks
+    ):
+        session.notify("notebookDocument/didClose", current[1].close(uri))
+
+
+def reopen(handle: ServerHandle, session: LspSession) -> None:
+    """After a restart: open again the notebooks the server had."""
+    for view, _mode in list(handle.notebooks.values()):
+        handle.notebooks.pop(view.uri)
+        open_in(handle, session, view)
+
+
+def tracked(handle: ServerHandle, uri: str) -> list[str]:
+    """The URIs whose diagnostics stand for file ``uri`` in this server: the file's own, or a
+    notebook's cells (by sync) or joined document."""
+    known = handle.notebooks.get(uri)
+    if known is None:
+        return [uri]
+    view, mode = known
+    return [view.joined_uri] if mode == "joined" else list(view.cell_uris.values())
+
+
+def pulled_by_workspace(handle: ServerHandle, uri: str) -> bool:
+    """Whether the workspace pulls this URI's diagnostics from this server (a cell of a
+    server whose cell pulls are empty is left to its pushes)."""
+    return handle.spec.notebook_cell_pulls or not uri.startswith(CELL_SCHEME + ":")
