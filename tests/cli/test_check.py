@@ -256,9 +256,11 @@ def test_json_has_the_contract_shape(formats: dict[str, Ran]) -> None:
         "source",
         "code",
         "server",
+        "cell",  # notebooks.md: null for plain files
     }
     for item in document["diagnostics"]:
         assert set(item) == keys
+        assert item["cell"] is None
         assert item["severity"] in ("error", "warning", "information", "hint")
         assert item["server"] in ("ruff", "basedpyright")
         for key in ("line", "column", "end_line", "end_column"):

@@ -255,8 +255,8 @@ def _json(ran: Ran) -> Any:
     return json.loads(_ok(ran).out)
 
 
-LOCATION_KEYS = {"path", "line", "column", "end_line", "end_column", "text"}
-SYMBOL_KEYS = {"name", "name_path", "kind", "path", "line", "column", "children"}
+LOCATION_KEYS = {"path", "line", "column", "end_line", "end_column", "text", "cell"}
+SYMBOL_KEYS = {"name", "name_path", "kind", "path", "line", "column", "cell", "children"}
 
 
 def _locations(

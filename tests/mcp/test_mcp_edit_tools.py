@@ -240,6 +240,7 @@ def test_callers_are_listed_at_their_names(client: Checked) -> None:
             "end_line": 4,
             "end_column": 8,
             "text": "def run() -> float:",
+            "cell": None,
         }
     ]
     assert (found["total"], found["truncated"], found["complete"]) == (1, False, True)

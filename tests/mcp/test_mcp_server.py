@@ -163,7 +163,15 @@ def test_the_tools_are_listed_with_annotations_and_output_schemas(
         else:
             assert set(schema["required"]) == LIST_KEYS, name
     location = listed["definition"].output_schema["$defs"]["LocationShape"]  # type: ignore[index]
-    assert set(location["required"]) == {"path", "line", "column", "end_line", "end_column", "text"}
+    assert set(location["required"]) == {
+        "path",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "text",
+        "cell",
+    }
     target = listed["references"].input_schema["properties"]["target"]["description"]
     for form in ("path:LINE:COL", "path#Class/method", "bare `Name`", "1-based", "code points"):
         assert form in target
@@ -190,6 +198,7 @@ def test_diagnostics_merge_both_servers_field_by_field(client: Client) -> None:
         "end_line": 3,
         "end_column": 10,
         "text": "import os",
+        "cell": None,
         "severity": "warning",
         "message": "`os` imported but unused\n\nhelp: Remove unused import: `os`",
         "source": "Ruff",
@@ -204,6 +213,7 @@ def test_diagnostics_merge_both_servers_field_by_field(client: Client) -> None:
         "end_line": 22,
         "end_column": 25,
         "text": "    print(undefined_name)",
+        "cell": None,
         "severity": "error",
         "message": '"undefined_name" is not defined',
         "source": "basedpyright",
@@ -324,6 +334,7 @@ def test_definition_of_a_position_in_code_points(client: Client) -> None:
             "end_line": 16,
             "end_column": 11,
             "text": "def helper(x: int) -> int:",
+            "cell": None,
         }
     ]
     assert (found["total"], found["truncated"], found["complete"]) == (1, False, True)
@@ -355,6 +366,7 @@ def test_references_with_containers_and_context(client: Client) -> None:
         "end_line": 21,
         "end_column": 22,
         "text": '    print("😀", helper(1), Greeter().greet("a"))',
+        "cell": None,
         "container": "main",
         "context": [
             "def main() -> None:",

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from ..workspace import checking
+from ..workspace.lines import line_of
 from ..workspace.model import FileStatus
 from ..workspace.workspace import Workspace
 from . import reports
-from .common import Shown, finish, line_of, scope, servers_of
+from .common import Shown, finish, raw_line, scope, servers_of
 from .output import Output
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -59,13 +60,13 @@ async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
     elif args.format == "json":
         output.result(reports.as_json(visible, report, servers))
     elif args.format == "jsonl":
-        output.result(reports.jsonl(visible, line_of(ws)))
+        output.result(reports.jsonl(visible, line_of(ws), raw_line(ws)))
     elif args.format == "github":
-        output.result(reports.github(visible))
+        output.result(reports.github(visible, raw_line(ws)))
     else:
         from .sarif import sarif
 
-        output.result(sarif(visible, servers, line_of(ws)))
+        output.result(sarif(visible, servers, line_of(ws), raw_line(ws)))
     failing = any(reports.RANK[item.severity] <= reports.RANK[args.fail_on] for item in items)
     return finish(output, ws, report.files, shown, failing)
 
@@ -75,6 +76,7 @@ async def _streamed(
 ) -> int:
     deadline = time.monotonic() + args.timeout
     lines = line_of(ws)
+    places = raw_line(ws)
     errors = warnings = 0
     failing = False
     statuses: dict[str, FileStatus] = {}
@@ -87,9 +89,9 @@ async def _streamed(
         if args.format == "text":
             output.result(reports.text_lines(visible))
         elif args.format == "jsonl":
-            output.result(reports.jsonl(visible, lines))
+            output.result(reports.jsonl(visible, lines, places))
         else:
-            output.result(reports.github(visible))
+            output.result(reports.github(visible, places))
         output.out.flush()
         errors += sum(1 for item in items if item.severity == "error")
         warnings += sum(1 for item in items if item.severity == "warning")

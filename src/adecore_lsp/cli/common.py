@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from ..workspace.lines import notebook_of
 from ..workspace.model import Diagnostic, FileStatus, Results
+from ..workspace.notebooks import NotebookView, file_line
 from ..workspace.workspace import Workspace
 from .output import Output, shown_path
 
@@ -107,16 +109,27 @@ def _message_paths(root: Path, base: Path) -> Callable[[str], str]:
     return replace
 
 
-def line_of(ws: Workspace) -> Callable[[str, int], str | None]:
-    """The text of a 1-based line of a file (a root-relative path), without its ending."""
+def raw_line(ws: Workspace) -> Callable[[Diagnostic, bool], int]:
+    """The line of the file itself where a finding starts (or ends, with ``end``): for a
+    notebook cell's finding, the line of the ``.ipynb`` that holds its source line, so that a
+    reader of the raw file (a CI annotation, a code-scanning service) lands on it."""
+    views: dict[str, NotebookView | None] = {}
 
-    def line(path: str, number: int) -> str | None:
-        index = ws.texts.index(ws.paths.uri(ws.paths.absolute(path)))
-        if index is None or not 1 <= number <= index.line_count:
-            return None
-        return index.text[index.line_start(number - 1) : index.line_end(number - 1)]
+    def place(item: Diagnostic, end: bool = False) -> int:
+        line = item.end_line if end else item.line
+        if item.cell is None:
+            return line
+        if item.path not in views:
+            views[item.path] = notebook_of(ws, item.path)
+        view = views[item.path]
+        if view is None:
+            return line
+        try:
+            return file_line(view, item.cell, line)
+        except ValueError:
+            return line
 
-    return line
+    return place
 
 
 def short_version(version: object) -> str | None:

@@ -13,9 +13,10 @@ import json
 from typing import Any
 
 from ..plain_text import escape_controls
-from ..workspace.model import Location, Results, Symbol
+from ..workspace.lines import line_of
+from ..workspace.model import Location, Results, Symbol, cell_prefix
 from ..workspace.workspace import Workspace
-from .common import Shown, absolute_target, cwd_of, line_of, say_incomplete
+from .common import Shown, absolute_target, cwd_of, say_incomplete
 from .output import Output, shown_path
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -29,7 +30,8 @@ def _place_json(ws: Workspace, place: Location) -> dict[str, Any]:
         "column": place.column,
         "end_line": place.end_line,
         "end_column": place.end_column,
-        "text": line_of(ws)(place.path, place.line),
+        "text": line_of(ws)(place.path, place.line, place.cell),
+        "cell": place.cell,
     }
 
 
@@ -69,9 +71,9 @@ async def places(args: argparse.Namespace, output: Output, ws: Workspace, kind: 
     else:
         shown, lines = Shown.of(args, ws), line_of(ws)
         for index, place in enumerate(where):
-            text = escape_controls((lines(place.path, place.line) or "").strip())
+            text = escape_controls((lines(place.path, place.line, place.cell) or "").strip())
             path = shown_path(shown.path(place.path))
-            output.line(f"{path}:{place.line}:{place.column}: {text}")
+            output.line(f"{path}:{cell_prefix(place.cell)}{place.line}:{place.column}: {text}")
             if kind == "references" and args.context:
                 for context_line in found[index].context:
                     output.line(f"    {escape_controls(context_line)}")
@@ -86,6 +88,7 @@ def _symbol_json(symbol: Symbol, keep: set[int] | None) -> dict[str, Any]:
         "path": symbol.location.path,
         "line": symbol.location.line,
         "column": symbol.location.column,
+        "cell": symbol.location.cell,
         "children": [_symbol_json(child, keep) for child in symbol.children if _kept(child, keep)],
     }
 

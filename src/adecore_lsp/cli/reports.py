@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..workspace.model import Diagnostic, DiagnosticsReport
+from ..workspace.model import Diagnostic, DiagnosticsReport, cell_prefix
 from .output import one_line, shown_path
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -79,7 +79,8 @@ def text_lines(items: Sequence[Diagnostic]) -> str:
     for item in items:
         tag = " ".join(str(part) for part in (item.source, item.code) if part is not None)
         lines.append(
-            f"{shown_path(item.path)}:{item.line}:{item.column}: {item.severity}: "
+            f"{shown_path(item.path)}:{cell_prefix(item.cell)}{item.line}:{item.column}: "
+            f"{item.severity}: "
             f"{one_line(item.message)}" + (f" [{tag}]" if tag else "") + "\n"
         )
     return "".join(lines)
@@ -108,6 +109,7 @@ def json_items(items: Sequence[Diagnostic]) -> list[dict[str, Any]]:
             "source": d.source,
             "code": d.code,
             "server": d.server,
+            "cell": d.cell,
         }
         for d in items
     ]
@@ -146,18 +148,33 @@ def utf8_column(line_text: str | None, column: int) -> int:
     return len(line_text[: column - 1].encode("utf-8")) + 1
 
 
-def jsonl(items: Sequence[Diagnostic], line_of: Any) -> str:
-    """reviewdog's rdjsonl: one object a line, columns in UTF-8 bytes."""
+def in_cell(d: Diagnostic) -> str:
+    """``cell N: `` before a notebook cell's message in the formats that place findings on
+    the raw file's lines."""
+    return "" if d.cell is None else f"cell {d.cell}: "
+
+
+def _same_line(d: Diagnostic, end: bool = False) -> int:
+    return d.end_line if end else d.line
+
+
+def jsonl(items: Sequence[Diagnostic], line_of: Any, raw_line: Any = _same_line) -> str:
+    """reviewdog's rdjsonl: one object a line, columns in UTF-8 bytes; a notebook cell's
+    finding on the ``.ipynb`` lines that hold its source lines (``raw_line``)."""
     out = []
     for d in items:
-        start_text, end_text = line_of(d.path, d.line), line_of(d.path, d.end_line)
+        start_text = line_of(d.path, d.line, d.cell)
+        end_text = line_of(d.path, d.end_line, d.cell)
         record: dict[str, Any] = {
-            "message": d.message,
+            "message": in_cell(d) + d.message,
             "location": {
                 "path": d.path,
                 "range": {
-                    "start": {"line": d.line, "column": utf8_column(start_text, d.column)},
-                    "end": {"line": d.end_line, "column": utf8_column(end_text, d.end_column)},
+                    "start": {"line": raw_line(d), "column": utf8_column(start_text, d.column)},
+                    "end": {
+                        "line": raw_line(d, True),
+                        "column": utf8_column(end_text, d.end_column),
+                    },
                 },
             },
             "severity": _RDJSON_SEVERITY[d.severity],
@@ -179,17 +196,19 @@ def _github_escape(text: str, *, property: bool) -> str:
     return text
 
 
-def github(items: Sequence[Diagnostic]) -> str:
-    """GitHub Actions workflow commands: ``::error file=,line=,col=,...::message``."""
+def github(items: Sequence[Diagnostic], raw_line: Any = _same_line) -> str:
+    """GitHub Actions workflow commands: ``::error file=,line=,col=,...::message``; a
+    notebook cell's finding on the ``.ipynb`` lines that hold its source lines."""
     out = []
     for d in items:
         title = " ".join(str(part) for part in (d.server, d.code) if part)
         fields = (
-            f"file={_github_escape(d.path, property=True)},line={d.line},col={d.column},"
-            f"endLine={d.end_line},endColumn={d.end_column}"
+            f"file={_github_escape(d.path, property=True)},line={raw_line(d)},col={d.column},"
+            f"endLine={raw_line(d, True)},endColumn={d.end_column}"
             + (f",title={_github_escape(title, property=True)}" if title else "")
         )
         out.append(
-            f"::{_GITHUB_LEVEL[d.severity]} {fields}::{_github_escape(d.message, property=False)}\n"
+            f"::{_GITHUB_LEVEL[d.severity]} {fields}::"
+            f"{_github_escape(in_cell(d) + d.message, property=False)}\n"
         )
     return "".join(out)

@@ -31,12 +31,19 @@ def rule_id(item: Diagnostic) -> str:
     return "/".join(parts) or "diagnostic"
 
 
+def _same_line(item: Diagnostic, end: bool = False) -> int:
+    return item.end_line if end else item.line
+
+
 def sarif(
     items: Sequence[Diagnostic],
     servers: Sequence[tuple[str, str | None]],
-    line_of: Callable[[str, int], str | None],
+    line_of: Callable[..., str | None],
+    raw_line: Callable[[Diagnostic, bool], int] = _same_line,
 ) -> str:
-    """The SARIF log of ``items``, one run per server of ``servers`` (in that order)."""
+    """The SARIF log of ``items``, one run per server of ``servers`` (in that order); a
+    notebook cell's finding on the ``.ipynb`` lines that hold its source lines, its message
+    beginning ``cell N: ``, its fingerprint from the cell line's text."""
     runs = []
     for name, version in servers:
         mine = [item for item in items if item.server == name]
@@ -52,8 +59,9 @@ def sarif(
                 if item.code is not None:
                     rule["name"] = str(item.code)
                 rule_objects.append(rule)
-            line_text = line_of(item.path, item.line) or ""
-            basis = "\0".join((item.path, rid, one_line(item.message), line_text.strip()))
+            line_text = line_of(item.path, item.line, item.cell) or ""
+            message = item.message if item.cell is None else f"cell {item.cell}: {item.message}"
+            basis = "\0".join((item.path, rid, one_line(message), line_text.strip()))
             digest = hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]
             occurrence = seen.get(digest, 0)
             seen[digest] = occurrence + 1
@@ -62,7 +70,7 @@ def sarif(
                     "ruleId": rid,
                     "ruleIndex": rules[rid],
                     "level": _LEVEL[item.severity],
-                    "message": {"text": item.message},
+                    "message": {"text": message},
                     "locations": [
                         {
                             "physicalLocation": {
@@ -71,9 +79,9 @@ def sarif(
                                     "uriBaseId": "%SRCROOT%",
                                 },
                                 "region": {
-                                    "startLine": item.line,
+                                    "startLine": raw_line(item, False),
                                     "startColumn": item.column,
-                                    "endLine": item.end_line,
+                                    "endLine": raw_line(item, True),
                                     "endColumn": max(item.end_column, 1),
                                 },
                             }

@@ -12,18 +12,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..workspace.lines import line_of
 from ..workspace.model import Diagnostic, DiagnosticsReport
 from ..workspace.workspace import Workspace
 from . import reports
-from .common import (
-    Shown,
-    finish,
-    incomplete,
-    line_of,
-    reasons_in_words,
-    scope,
-    servers_of,
-)
+from .common import Shown, finish, incomplete, raw_line, reasons_in_words, scope, servers_of
 from .output import Output
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -70,13 +63,13 @@ async def check_new_since(args: argparse.Namespace, output: Output, ws: Workspac
             )
         )
     elif args.format == "jsonl":
-        output.result(reports.jsonl(visible, line_of(ws)))
+        output.result(reports.jsonl(visible, line_of(ws), raw_line(ws)))
     elif args.format == "github":
-        output.result(reports.github(visible))
+        output.result(reports.github(visible, raw_line(ws)))
     else:
         from .sarif import sarif
 
-        output.result(sarif(visible, await servers_of(ws), line_of(ws)))
+        output.result(sarif(visible, await servers_of(ws), line_of(ws), raw_line(ws)))
     _say_revision_unfinished(output, report, rev)
     failing = any(reports.RANK[item.severity] <= reports.RANK[args.fail_on] for item in items)
     return finish(output, ws, report.files, shown, failing, complete=report.complete)

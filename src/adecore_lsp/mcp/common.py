@@ -68,15 +68,11 @@ def answer(text: str, structured: Any, max_chars: int = MAX_CHARS) -> CallToolRe
 
 
 def line_of(ws: Workspace) -> shapes.LineOf:
-    """The text of a line of a file, as the workspace has it (the open document, else the disk)."""
+    """The text of a line of a file, as the workspace has it (the open document, else the
+    disk; a notebook cell's source line with ``cell``)."""
+    from ..workspace.lines import line_of as workspace_line_of
 
-    def line(path: str, number: int) -> str | None:
-        index = ws.texts.index(ws.paths.uri(ws.paths.absolute(path)))
-        if index is None or not 1 <= number <= index.line_count:
-            return None
-        return index.text[index.line_start(number - 1) : index.line_end(number - 1)]
-
-    return line
+    return workspace_line_of(ws)
 
 
 def lines_in(texts: Mapping[str, str], otherwise: shapes.LineOf) -> shapes.LineOf:
@@ -86,10 +82,10 @@ def lines_in(texts: Mapping[str, str], otherwise: shapes.LineOf) -> shapes.LineO
 
     indexes: dict[str, LineIndex] = {}
 
-    def line(path: str, number: int) -> str | None:
+    def line(path: str, number: int, cell: int | None = None) -> str | None:
         text = texts.get(path)
-        if text is None:
-            return otherwise(path, number)
+        if text is None or cell is not None:
+            return otherwise(path, number, cell)
         index = indexes.get(path)
         if index is None:
             index = indexes[path] = LineIndex(text, "utf-32")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..plain_text import escape_controls, one_line, shown_path
-from ..workspace.model import FileStatus
+from ..workspace.model import FileStatus, cell_prefix
 from .shapes import (
     DiagnosticList,
     DiagnosticShape,
@@ -90,7 +90,8 @@ def incomplete(what: str, complete: bool, reason: str | None, timeout: float) ->
 def _diagnostic_line(item: DiagnosticShape) -> str:
     code = f" [{item['code']}]" if item["code"] is not None else ""
     return (
-        f"{shown_path(item['path'])}:{item['line']}:{item['column']}: {item['severity']}: "
+        f"{shown_path(item['path'])}:{cell_prefix(item['cell'])}{item['line']}:{item['column']}: "
+        f"{item['severity']}: "
         f"{one_line(item['message'])}{code} ({item['server']})"
     )
 
@@ -134,7 +135,7 @@ def diagnostics(
 
 def locations(result: LocationList, what: str, target: str, timeout: float) -> str:
     lines = [
-        f"{shown_path(item['path'])}:{item['line']}:{item['column']}: "
+        f"{shown_path(item['path'])}:{cell_prefix(item['cell'])}{item['line']}:{item['column']}: "
         f"{escape_controls((item['text'] or '').strip())}"
         for item in result["items"]
     ]
@@ -150,7 +151,8 @@ def references(result: ReferenceList, target: str, timeout: float) -> str:
         inside = f" in {item['container']}" if item["container"] else ""
         text = (item["text"] or "").strip()
         lines.append(
-            f"{shown_path(item['path'])}:{item['line']}:{item['column']}{inside}: "
+            f"{shown_path(item['path'])}:{cell_prefix(item['cell'])}{item['line']}:"
+            f"{item['column']}{inside}: "
             f"{escape_controls(text)}"
         )
         for context in item.get("context", []):

@@ -35,8 +35,9 @@ HOVER_CAP = 8000
 DIFF_LINES = 2000
 """A diff longer than this many lines is cut, saying so at its end."""
 
-LineOf = Callable[[str, int], "str | None"]
-"""The text of a line (path as the workspace shows it, 1-based line), ``None`` if unknown."""
+LineOf = Callable[..., "str | None"]
+"""The text of a line (path as the workspace shows it, 1-based line, and the notebook cell
+when there is one), ``None`` if unknown."""
 
 
 class LocationShape(TypedDict):
@@ -50,6 +51,9 @@ class LocationShape(TypedDict):
     end_line: int
     end_column: int
     text: str | None
+    cell: int | None
+    """The notebook cell (from 1, among all cells) the place is in, its line and column then
+    within the cell; ``null`` for plain files."""
 
 
 class DiagnosticShape(LocationShape):
@@ -220,12 +224,15 @@ def location(place: Location, line_of: LineOf) -> LocationShape:
         "column": place.column,
         "end_line": place.end_line,
         "end_column": place.end_column,
-        "text": clip(line_of(place.path, place.line)),
+        "text": clip(line_of(place.path, place.line, place.cell)),
+        "cell": place.cell,
     }
 
 
 def diagnostic(item: Diagnostic, line_of: LineOf) -> DiagnosticShape:
-    place = Location(item.path, item.line, item.column, item.end_line, item.end_column)
+    place = Location(
+        item.path, item.line, item.column, item.end_line, item.end_column, cell=item.cell
+    )
     code = item.code if isinstance(item.code, (str, int)) else None
     return {
         **location(place, line_of),
@@ -246,6 +253,7 @@ def reference(item: Reference, line_of: LineOf, context: int) -> ReferenceShape:
         "end_line": place["end_line"],
         "end_column": place["end_column"],
         "text": place["text"],
+        "cell": place["cell"],
         "container": item.container,
     }
     if context:

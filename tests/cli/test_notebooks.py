@@ -1,0 +1,96 @@
+"""``adecore-lsp check`` on Jupyter notebooks (notebooks.md, "What people see"): cells in
+the text form ruff prints, ``cell`` in JSON, the raw file's lines in jsonl, SARIF and GitHub
+annotations, and a file that is no notebook named with exit status 3."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import no_traceback, run, tool_env, write
+from tests.integration.conftest import VENV_BIN
+from tests.workspace.test_notebooks_real import ANALYSIS
+
+pytestmark = pytest.mark.real_server
+
+CONFIG = {
+    "pyproject.toml": '[tool.adecore-lsp]\nservers = ["ruff"]\n',
+    "ruff.toml": '[lint]\nselect = ["F"]\n',
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return write(tmp_path / "project", {**CONFIG, "nb.ipynb": ANALYSIS, "plain.py": "import sys\n"})
+
+
+def test_text_matches_ruffs_own_command_line(project: Path) -> None:
+    ran = run("check", "--no-progress", cwd=project)
+    assert ran.status == 1, ran
+    no_traceback(ran)
+    ours = [line.split(": ", 1)[0] for line in ran.out.splitlines()[:-1]]
+    theirs = subprocess.run(
+        [str(VENV_BIN / "ruff"), "check", "--no-cache", "--output-format", "concise", "."],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=tool_env(),
+        timeout=60,
+        check=False,
+    ).stdout
+    expected = [
+        line.split(": ", 1)[0]
+        for line in theirs.splitlines()
+        if line[:1].isalpha() and not line.startswith("Found")
+    ]
+    assert ours == expected == ["nb.ipynb:cell 2:1:8", "nb.ipynb:cell 4:3:1", "plain.py:1:8"]
+    assert ran.out.splitlines()[-1].startswith("1 error, 2 warnings in 2 files")
+
+
+def test_machine_formats_place_cells_on_the_raw_files_lines(project: Path) -> None:
+    raw = (project / "nb.ipynb").read_text(encoding="utf-8").split("\n")
+    import_line = next(n for n, text in enumerate(raw, 1) if '"import os\\n"' in text)
+    missing_line = next(n for n, text in enumerate(raw, 1) if '"missing_name\\n"' in text)
+
+    document = json.loads(run("check", "--format", "json", cwd=project).out)
+    cells = [(d["path"], d["cell"], d["line"], d["column"]) for d in document["diagnostics"]]
+    assert cells == [("nb.ipynb", 2, 1, 8), ("nb.ipynb", 4, 3, 1), ("plain.py", None, 1, 8)]
+
+    lines = [
+        json.loads(line) for line in run("check", "--format", "jsonl", cwd=project).out.splitlines()
+    ]
+    first = lines[0]
+    assert first["location"]["range"]["start"] == {"line": import_line, "column": 8}
+    assert first["message"].startswith("cell 2: ")
+    assert lines[1]["location"]["range"]["start"]["line"] == missing_line
+
+    github = run("check", "--format", "github", cwd=project).out.splitlines()
+    assert github[0].startswith(f"::warning file=nb.ipynb,line={import_line},col=8,")
+    assert "::cell 2: " in github[0]
+
+    sarif = json.loads(run("check", "--format", "sarif", cwd=project).out)
+    results = sarif["runs"][0]["results"]
+    region = results[1]["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (missing_line, 1)
+    assert results[1]["message"]["text"].startswith("cell 4: ")
+    # The fingerprint comes from the cell line's text: the same after cells move in the file.
+    moved = ANALYSIS.replace('"# Analysis\\n"', '"# Analysis\\n",\n    "more words\\n"')
+    (project / "nb.ipynb").write_text(moved, encoding="utf-8")
+    again = json.loads(run("check", "--format", "sarif", cwd=project).out)["runs"][0]["results"]
+    assert [r["partialFingerprints"] for r in again] == [r["partialFingerprints"] for r in results]
+    assert again[1]["locations"][0]["physicalLocation"]["region"]["startLine"] == missing_line + 1
+
+
+def test_a_file_that_is_no_notebook_exits_3_and_the_rest_are_checked(project: Path) -> None:
+    (project / "broken.ipynb").write_text("{not json", encoding="utf-8")
+    ran = run("check", "--no-progress", cwd=project)
+    assert ran.status == 3, ran
+    no_traceback(ran)
+    assert "nb.ipynb:cell 4:3:1: error: " in ran.out
+    assert "invalid notebook" in ran.err
+    assert "broken.ipynb" in ran.err
+    document = json.loads(run("check", "--format", "json", cwd=project).out)
+    assert document["files"]["broken.ipynb"]["reason"].startswith("invalid notebook: ")
