@@ -712,8 +712,16 @@ def test_servers_json_lists_every_registry_id(misc: dict[str, Ran]) -> None:
     rows = _json(misc["servers json"])
     registry = Registry.default()
     assert [row["id"] for row in rows] == [spec.id for spec in registry]
+    notebooks = {row["id"]: row["notebooks"] for row in rows}
+    assert (notebooks["ruff"], notebooks["basedpyright"], notebooks["pyright"]) == (
+        "sync",
+        "sync",
+        "joined",
+    )
+    assert notebooks["clangd"] is None
     for row in rows:
-        assert set(row) == {"id", "languages", "installed", "path", "version"}
+        assert set(row) == {"id", "languages", "installed", "path", "version", "notebooks"}
+        assert row["notebooks"] in (None, "sync", "joined", "auto")
         assert isinstance(row["installed"], bool)
         assert (row["path"] is not None) == row["installed"], row
         assert isinstance(row["languages"], list)
@@ -734,6 +742,7 @@ def test_servers_json_lists_every_registry_id(misc: dict[str, Ran]) -> None:
             "installed": False,
             "path": None,
             "version": None,
+            "notebooks": "sync",
         }
 
 

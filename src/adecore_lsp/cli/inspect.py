@@ -115,6 +115,11 @@ async def servers(args: argparse.Namespace, output: Output, registry: Registry) 
             "installed": path is not None,
             "path": path,
             "version": version,
+            # How it takes Jupyter notebooks: "sync", "joined", "auto" (sync when it
+            # announces it), or null for a server of no notebook language.
+            "notebooks": (spec.notebooks or "auto")
+            if spec.language_id("x.ipynb") is not None
+            else None,
         }
         for spec, path, version in zip(specs, where, versions, strict=True)
     ]
