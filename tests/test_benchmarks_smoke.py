@@ -30,6 +30,11 @@ RUNS = [
     (["bench_cli.py", "--quick"], ["(1) adecore-lsp --version", "(2) adecore-lsp check"], 120),
     (["bench_mcp.py", "--quick"], ["(1) diagnostics", "(2) tools/list", "(3) hover"], 120),
     (
+        ["bench_changes.py", "--quick"],
+        ["(1) check --new-since HEAD", "--daemon on (warm)", "(2) edit", "ruff"],
+        60,
+    ),
+    (
         ["bench_load.py", "all", "--quick"],
         [
             "(1) sessions: 10 ruff server processes",
