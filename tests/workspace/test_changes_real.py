@@ -103,3 +103,36 @@ async def test_an_edit_made_from_an_older_text_is_refused_and_writes_nothing(rep
         with pytest.raises(EditConflictError, match=r"keep\.py"):
             await changes.edit(ws, "keep.py", "x = 3\n", save=True, expected="x = 1\n")
     assert (repo / "keep.py").read_text() == "x = 2\n"
+
+
+async def test_new_since_on_warm_servers_gives_the_worktrees_answer(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from adecore_lsp.workspace import warm_revision
+
+    write(repo / "keep.py", "import sys\n\nx = 1\n")  # a new finding
+    write(repo / "old.py", "import os  # still unused\n")  # an old one, its line rewritten
+    used: list[int] = []
+    real = warm_revision.in_place
+
+    async def counted(*args: object, **kwargs: object) -> object:
+        used.append(1)
+        return await real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(warm_revision, "in_place", counted)
+    async with Workspace(repo, servers=["ruff"]) as ws:
+        cold = await ws.new_since("HEAD")  # no server runs yet: through a worktree
+        assert used == []
+        warm = await ws.new_since("HEAD")  # the same servers, the old texts given unsaved
+        assert used == [1]
+        # Afterwards the servers have the disk's texts again.
+        now = await ws.diagnostics(["keep.py", "old.py"])
+    assert [(d.path, d.code) for d in cold.items] == [("keep.py", "F401")]
+    assert [(d.path, d.code, d.line) for d in warm.items] == [
+        (d.path, d.code, d.line) for d in cold.items
+    ]
+    assert warm.resolved == cold.resolved == []
+    assert warm.complete
+    assert sorted((d.path, d.line) for d in now.items) == [("keep.py", 1), ("old.py", 1)]
+    assert (repo / "keep.py").read_text() == "import sys\n\nx = 1\n"
+    assert git(repo, "worktree", "list").count("\n") == 1

@@ -59,6 +59,11 @@ class Moves:
 def _git(top: Path, *args: str, config: Sequence[str] = ()) -> str:
     """Run git in ``top`` with hooks off and no prompt (and ``-c`` each of ``config``); its
     stdout, or a ValueError with its own words."""
+    return _git_bytes(top, *args, config=config).decode("utf-8", "surrogateescape")
+
+
+def _git_bytes(top: Path, *args: str, config: Sequence[str] = ()) -> bytes:
+    """:func:`_git`'s stdout as bytes (a file's content at a revision)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
     env["GIT_TERMINAL_PROMPT"] = "0"
     try:
@@ -73,7 +78,6 @@ def _git(top: Path, *args: str, config: Sequence[str] = ()) -> str:
             cwd=top,
             env=env,
             capture_output=True,
-            text=True,
             timeout=GIT_TIMEOUT,
             check=False,
         )
@@ -82,7 +86,7 @@ def _git(top: Path, *args: str, config: Sequence[str] = ()) -> str:
     except subprocess.TimeoutExpired:
         raise ValueError(f"git {args[0]} did not finish in {GIT_TIMEOUT:.0f} s") from None
     if done.returncode != 0:
-        said = done.stderr.strip().splitlines()
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise ValueError(said[-1] if said else f"git {args[0]} failed")
     return done.stdout
 
@@ -180,6 +184,17 @@ async def new_since(
     added = {name for path in found.added if (name := shown(path)) is not None}
     changed = {name for path in found.changed if (name := shown(path)) is not None}
 
+    from . import warm_revision
+
+    # Only file texts changed, in files warm servers already take: the revision's side in
+    # place (the daemon's second call on), no worktree and no second start of every server.
+    in_root = len(changed) == len(found.changed) and not added and not renamed_back
+    changed_paths = [ws.paths.absolute(name) for name in sorted(changed)]
+    if in_root and warm_revision.warm(ws, changed_paths):
+        old_texts = await asyncio.to_thread(_old_texts, top, commit, changed_paths)
+        if old_texts is not None:
+            return await warm_revision.in_place(ws, old_texts, files, timeout)
+
     folder = Path(tempfile.mkdtemp(prefix="adecore-lsp-since-"))
     tree = folder / "tree"
     # The working tree's side starts at once: it runs while git writes the revision's files.
@@ -214,6 +229,18 @@ async def _end(
     current.cancel()
     await asyncio.gather(current, return_exceptions=True)
     await asyncio.to_thread(_remove, top, folder, tree)
+
+
+def _old_texts(top: Path, commit: str, paths: Sequence[Path]) -> dict[Path, str] | None:
+    """The texts ``paths`` have at ``commit`` (UTF-8); ``None`` when one cannot be had."""
+    found: dict[Path, str] = {}
+    for path in paths:
+        try:
+            data = _git_bytes(top, "show", f"{commit}:{path.relative_to(top).as_posix()}")
+            found[path] = data.decode("utf-8")
+        except ValueError:  # not at the revision, or not UTF-8 text
+            return None
+    return found
 
 
 def _files_at_revision(
