@@ -94,3 +94,81 @@ def test_a_file_that_is_no_notebook_exits_3_and_the_rest_are_checked(project: Pa
     assert "broken.ipynb" in ran.err
     document = json.loads(run("check", "--format", "json", cwd=project).out)
     assert document["files"]["broken.ipynb"]["reason"].startswith("invalid notebook: ")
+
+
+EDITED = (
+    json.dumps(
+        {
+            "cells": [
+                {"cell_type": "markdown", "id": "m1", "metadata": {}, "source": ["# Title\n"]},
+                {
+                    "cell_type": "code",
+                    "execution_count": 7,
+                    "id": "c1",
+                    "metadata": {"collapsed": False},
+                    "outputs": [{"name": "stdout", "output_type": "stream", "text": ["Ä 6\n"]}],
+                    "source": [
+                        "import os\n",
+                        "import sys\n",
+                        "x=3*( 2 )\n",
+                        "%time print(x,os.sep)",
+                    ],
+                },
+                {
+                    "cell_type": "code",
+                    "execution_count": None,
+                    "id": "c2",
+                    "metadata": {},
+                    "outputs": [],
+                    "source": ["y = 1\n"],
+                },
+            ],
+            "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        },
+        indent=1,
+        ensure_ascii=False,
+    )
+    + "\n"
+)
+
+
+def _outside_sources(text: str) -> str:
+    """The notebook's text with its cells' sources taken out: what must stay byte for byte."""
+    from adecore_lsp.protocol.documents.notebooks import parse_notebook
+
+    notebook = parse_notebook(text)
+    pieces, at = [], 0
+    for cell in notebook.cells:
+        start, end = cell.source_span
+        pieces.append(text[at:start])
+        at = end
+    return "".join(pieces) + text[at:]
+
+
+def test_format_and_fix_write_only_the_cells_sources(tmp_path: Path) -> None:
+    root = write(tmp_path / "p", {**CONFIG, "nb.ipynb": EDITED})
+    preview = run("format", "nb.ipynb", cwd=root)
+    assert preview.status == 0, preview
+    assert "--- a/nb.ipynb (cell 2)\n+++ b/nb.ipynb (cell 2)\n" in preview.out
+    assert "-x=3*( 2 )\n+\n+x = 3 * (2)\n" in preview.out
+    assert "(cell 3)" not in preview.out  # formatted already: no diff, not written
+    assert (root / "nb.ipynb").read_text(encoding="utf-8") == EDITED
+
+    written = run("format", "--write", "nb.ipynb", cwd=root)
+    assert written.status == 0, written
+    after = (root / "nb.ipynb").read_text(encoding="utf-8")
+    assert _outside_sources(after) == _outside_sources(EDITED)
+    assert '    "x = 3 * (2)\\n",\n' in after
+    assert '"%time print(x,os.sep)"' in after  # IPython's line is left as it was
+
+    fixed = run("fix", "--write", "nb.ipynb", "--format", "json", cwd=root)
+    assert fixed.status == 0, fixed
+    document = json.loads(fixed.out)
+    assert document["written"] == ["nb.ipynb"]
+    assert "-import sys\n" in document["diff"]
+    final = (root / "nb.ipynb").read_text(encoding="utf-8")
+    assert '"import sys\\n"' not in final
+    assert _outside_sources(final) == _outside_sources(EDITED)
+    json.loads(final)

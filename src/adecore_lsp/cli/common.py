@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-from ..workspace.lines import notebook_of
 from ..workspace.model import Diagnostic, FileStatus, Results
-from ..workspace.notebooks import NotebookView, file_line
+from ..workspace.notebooks import NotebookView, file_line, notebook_of
 from ..workspace.workspace import Workspace
 from .output import Output, shown_path
 

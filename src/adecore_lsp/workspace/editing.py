@@ -21,6 +21,7 @@ from ..errors import EmptyEditError, ErrorCodes, LspError
 from ..paths import uri_to_path
 from ..protocol.workspace.changes import Change
 from ..protocol.workspace.edit_plans import PlannedEdit, plan_edit, touched_uris
+from ..protocol.workspace.notebook_edits import cells_of_edit
 from ..session import LspSession
 from ..write_path import WriteSet
 from . import checking
@@ -29,6 +30,8 @@ from .delta import delta_of
 from .files import read_text
 from .model import AppliedPlan, EditPlan, FileEdit, FileOperation
 from .navigation import target_offset
+from .notebook_editing import fix_notebook, format_notebook
+from .notebooks import cell_diff, is_notebook, notebook_of_uri
 from .outlines import prepare_whole
 
 if TYPE_CHECKING:
@@ -75,26 +78,37 @@ def _texts(ws: Workspace, edit: Any) -> tuple[dict[str, str | None], list[str]]:
 def make_plan(ws: Workspace, edits: Sequence[tuple[Any, str]]) -> EditPlan:
     """One plan of several ``(WorkspaceEdit, position encoding)``, each against the current
     texts, which the plan's snapshot keeps: the files must still hold them when it is
-    applied."""
+    applied. Edits of notebook cells become edits of the notebook's file that change only
+    those cells' sources, and its diff shows the cells."""
     files: dict[str, FileEdit] = {}
     operations: list[FileOperation] = []
     diffs: list[str] = []
     snapshot: dict[str, str | None] = {}
     changes: list[Any] = []
-    for edit, encoding in edits:
+    find_notebook = notebook_of_uri(ws)
+    for given, encoding in edits:
+        edit, notebook_changes = cells_of_edit(given, find_notebook, encoding)
+        cell_diffs = {
+            ws.paths.display(change.uri): cell_diff(ws.paths.display(change.uri), change.cells)
+            for change in notebook_changes
+        }
         texts, folders = _texts(ws, edit)
         planned: PlannedEdit = plan_edit(edit, texts, encoding, ws.paths.display, folders=folders)
         for uri, text in texts.items():
             snapshot.setdefault(ws.paths.display(uri), text)
+        diff = planned.diff
         for path, planned_file in planned.files.items():
+            shown_diff = cell_diffs.get(path, planned_file.diff)
+            if shown_diff != planned_file.diff:
+                diff = diff.replace(planned_file.diff, shown_diff)
             files[path] = FileEdit(
-                planned_file.old_text, planned_file.new_text, planned_file.diff, planned_file.edits
+                planned_file.old_text, planned_file.new_text, shown_diff, planned_file.edits
             )
         operations.extend(
             FileOperation(op.kind, op.path, op.new_path, dict(op.options))
             for op in planned.operations
         )
-        diffs.append(planned.diff)
+        diffs.append(diff)
         changes.extend(edit.get("documentChanges", []) if isinstance(edit, Mapping) else [])
     raw = edits[0][0] if len(edits) == 1 else {"documentChanges": changes}
     return EditPlan(files, operations, "".join(diffs), raw=raw, snapshot=snapshot)
@@ -128,6 +142,11 @@ async def rename(ws: Workspace, target: Target, new_name: str) -> EditPlan:
 async def format_files(ws: Workspace, paths: Paths) -> EditPlan:
     edits: list[tuple[Any, str]] = []
     for path in _paths(ws, paths):
+        if is_notebook(path):
+            with ws.collecting(ws.handles_for(path)) as sent:
+                edits.extend(await format_notebook(ws, path))
+            edits.extend(sent)
+            continue
         with ws.collecting(ws.handles_for(path)) as sent:
             _handle, session, text_edits = await ws.first_answer(
                 path, "textDocument/formatting", lambda s, uri: s.formatting(uri)
@@ -143,7 +162,10 @@ async def fix(ws: Workspace, paths: Paths, only: str) -> EditPlan:
     edits: list[tuple[Any, str]] = []
     for path in _paths(ws, paths):
         with ws.collecting(ws.handles_for(path)) as sent:
-            edits.extend(await _fix_one(ws, path, only))
+            if is_notebook(path):
+                edits.extend(await fix_notebook(ws, path, only))
+            else:
+                edits.extend(await _fix_one(ws, path, only))
         edits.extend(sent)
     if not edits:
         return EditPlan({}, [], "", raw={"documentChanges": []})

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .notebooks import NotebookView, view_of
+from .notebooks import notebook_of
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -39,15 +39,3 @@ def line_of(ws: Workspace) -> LineOf:
         return index.text[index.line_start(number - 1) : index.line_end(number - 1)]
 
     return line
-
-
-def notebook_of(ws: Workspace, path: str) -> NotebookView | None:
-    """The notebook at ``path`` as the workspace has it open, else as it is on disk."""
-    view = ws.notebook(path)
-    if view is not None:
-        return view
-    full = ws.paths.absolute(path)
-    try:
-        return view_of(full, ws.paths.uri(full), full.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None

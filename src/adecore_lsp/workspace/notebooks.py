@@ -12,6 +12,7 @@ cells); one on an IPython-only line, or on a line of no cell, is dropped.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -25,14 +26,17 @@ from ..protocol.documents.notebooks import (
     Notebook,
     join_code_cells,
     mask_ipython,
+    parse_cell_uri,
     parse_notebook,
 )
+from ..protocol.documents.uris import uri_to_path
 from .model import Diagnostic
 from .registry import NOTEBOOK_SUFFIX
 
 if TYPE_CHECKING:
     from ..session import LspSession
     from .servers import ServerHandle
+    from .workspace import Workspace
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -253,3 +257,54 @@ def pulled_by_workspace(handle: ServerHandle, uri: str) -> bool:
     """Whether the workspace pulls this URI's diagnostics from this server (a cell of a
     server whose cell pulls are empty is left to its pushes)."""
     return handle.spec.notebook_cell_pulls or not uri.startswith(CELL_SCHEME + ":")
+
+
+def notebook_of(ws: Workspace, path: str) -> NotebookView | None:
+    """The notebook at ``path`` as the workspace has it open, else as it is on disk."""
+    view = ws.notebook(path)
+    if view is not None:
+        return view
+    full = ws.paths.absolute(path)
+    try:
+        return view_of(full, ws.paths.uri(full), full.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+# -- edits ---------------------------------------------------------------------------------
+
+
+def notebook_of_uri(
+    ws: Workspace,
+) -> Callable[[str], tuple[str, Notebook, JoinedDocument | None] | None]:
+    """For :func:`cells_of_edit`: the notebook a cell URI, basedpyright's ``nb.ipynb#K`` or
+    a joined document's URI belongs to (open in the workspace, else read from disk)."""
+
+    def find(uri: str) -> tuple[str, Notebook, JoinedDocument | None] | None:
+        view = ws.notebook(uri)
+        if view is not None and uri == view.joined_uri:
+            return view.uri, view.notebook, view.joined
+        reference = parse_cell_uri(uri)
+        if reference is None:
+            return None
+        try:
+            path = uri_to_path(reference.notebook_uri)
+        except ValueError:
+            return None
+        if path is None:
+            return None
+        found = notebook_of(ws, ws.paths.relative(Path(path)))
+        return None if found is None else (found.uri, found.notebook, None)
+
+    return find
+
+
+def cell_diff(path: str, cells: Mapping[int, tuple[str, str]]) -> str:
+    """The diff of a notebook's edited cells: each cell's source, both headers naming the
+    cell (``--- a/nb.ipynb (cell 3)``), so that a person reads code, not JSON."""
+    from ..protocol.workspace.edit_plans import hunks
+
+    blocks = [f"diff --git a/{path} b/{path}\n"]
+    for number, (old, new) in sorted(cells.items()):
+        blocks.append(hunks(old, new, f"a/{path} (cell {number})", f"b/{path} (cell {number})"))
+    return "".join(blocks)

@@ -282,7 +282,7 @@ class _Replay:
 # -- diffs -----------------------------------------------------------------------------
 
 
-def _hunks(old: str, new: str, old_name: str, new_name: str) -> str:
+def hunks(old: str, new: str, old_name: str, new_name: str) -> str:
     """The unified diff of two texts, lines split and kept as git does."""
     pieces: list[str] = []
     lines = unified_diff(_GIT_LINE.findall(old), _GIT_LINE.findall(new), old_name, new_name)
@@ -299,16 +299,16 @@ def _block(old_path: str | None, new_path: str | None, old: str, new: str) -> st
     if old_path is None:
         assert new_path is not None
         head = f"diff --git a/{new_path} b/{new_path}\nnew file mode 100644\n"
-        return head + _hunks(old, new, "/dev/null", f"b/{new_path}")
+        return head + hunks(old, new, "/dev/null", f"b/{new_path}")
     if new_path is None:
         head = f"diff --git a/{old_path} b/{old_path}\ndeleted file mode 100644\n"
-        return head + _hunks(old, new, f"a/{old_path}", "/dev/null")
+        return head + hunks(old, new, f"a/{old_path}", "/dev/null")
     head = f"diff --git a/{old_path} b/{new_path}\n"
     if old_path != new_path:
         head += f"rename from {old_path}\nrename to {new_path}\n"
     elif old == new:
         return ""
-    return head + _hunks(old, new, f"a/{old_path}", f"b/{new_path}")
+    return head + hunks(old, new, f"a/{old_path}", f"b/{new_path}")
 
 
 # -- the plan --------------------------------------------------------------------------
