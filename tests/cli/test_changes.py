@@ -264,3 +264,27 @@ def test_fix_asks_the_server_that_offers_a_fix_all(tmp_path: Path) -> None:
     assert ran.status == 0, ran
     assert (root / "a.py").read_text(encoding="utf-8") == "import os\n\nprint(os.sep)\n"
     assert "-import sys\n" in ran.out
+
+
+def test_a_side_that_did_not_finish_exits_3(repo: Path) -> None:
+    (repo / "lib.py").write_text(LIB + "\nbroken: int = 'x'\n", encoding="utf-8")
+    ran = run("check", "--new-since", "HEAD", "--timeout", "0.05", "--no-progress", cwd=repo)
+    assert ran.status == 3, ran
+    no_traceback(ran)
+    assert "incomplete" in ran.err
+    assert worktrees(repo) == 1
+
+
+def test_the_revisions_side_sees_what_git_ignores(repo: Path, tmp_path: Path) -> None:
+    from adecore_lsp.workspace.revisions import _link_ignored
+
+    (repo / ".venv" / "lib").mkdir(parents=True)
+    (repo / "compile_commands.json").write_text("[]", encoding="utf-8")
+    tree = tmp_path / "tree"
+    (tree / "compile_commands.json").parent.mkdir(parents=True)
+    (tree / "compile_commands.json").write_text("[1]", encoding="utf-8")  # the revision's own
+    _link_ignored(repo, tree)
+    assert (tree / ".venv").is_symlink()
+    assert (tree / ".venv").resolve() == (repo / ".venv").resolve()
+    assert not (tree / "compile_commands.json").is_symlink()  # kept: the revision has one
+    assert not (tree / "node_modules").exists()

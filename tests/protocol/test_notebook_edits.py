@@ -123,6 +123,16 @@ def test_basedpyrights_form_and_no_op_edits() -> None:
     assert '"source": "z = triple(3)"' in whole_text(rewritten)
 
 
+def test_an_edit_up_to_the_blank_line_after_a_cell_ends_at_the_cells_end() -> None:
+    # Joined line 2 is the blank line after cell 2: an edit up to its start covers cell 2's
+    # text and the line break joining it, which the new text ends with too.
+    joined = {"changes": {NB + ".py": [edit_at(1, 0, 0, "print(6)\n", end_line=2)]}}
+    _rewritten, changes = cells_of_edit(joined, find, "utf-16")
+    assert changes[0].cells == {
+        2: ("from calc import triple\nprint(triple(2))", "from calc import triple\nprint(6)")
+    }
+
+
 def test_an_edit_of_the_joined_document_lands_in_its_cell() -> None:
     # Joined: cell 2's lines are 0-1, a blank line, then cell 3's line 3.
     joined = {"changes": {NB + ".py": [edit_at(3, 0, 1, "w"), edit_at(1, 6, 12, "thrice")]}}
@@ -143,9 +153,11 @@ def test_an_edit_of_the_joined_document_lands_in_its_cell() -> None:
         ("vscode-notebook-cell:/work/nb.ipynb#gone", edit_at(0, 0, 1, "x"), "names no cell"),
         (NB + "#7", edit_at(0, 0, 1, "x"), "names no cell"),
         ("vscode-notebook-cell:/work/nb.ipynb#m", edit_at(0, 0, 1, "x"), "names no cell"),
-        ("vscode-notebook-cell:/work/other.ipynb#a", edit_at(0, 0, 1, "x"), "not open here"),
+        ("vscode-notebook-cell:/work/other.ipynb#a", edit_at(0, 0, 1, "x"), "cannot be read here"),
         (NB + ".py", edit_at(1, 0, 0, "x", end_line=3), "does not stay inside one cell"),
         (NB + ".py", edit_at(2, 0, 0, "x"), "does not stay inside one cell"),
+        (NB + ".py", edit_at(3, 0, 0, "x\n", end_line=5), "does not stay inside one cell"),
+        (NB + ".py", edit_at(1, 0, 0, "x\n", end_line=4), "does not stay inside one cell"),
         (CELL_A, {"range": {"start": {}}, "newText": "x"}, "without a valid range"),
         (CELL_A, edit_at(9, 0, 0, "x"), "reaches line 9"),
     ],

@@ -219,3 +219,47 @@ def test_thousands_of_diagnostics_take_little_time() -> None:
     elapsed = time.perf_counter() - start
     assert (introduced, resolved, len(unchanged)) == ([], [], 10000)
     assert elapsed < 2.0
+
+
+def _notebook(*sources: str) -> str:
+    import json
+
+    cells: list[dict[str, object]] = [
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": s}
+        for s in sources
+    ]
+    document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
+    return json.dumps(document, indent=1)
+
+
+def test_notebooks_are_compared_cell_by_cell() -> None:
+    from dataclasses import replace
+
+    old = _notebook("import os\n", "x = 1\n")
+    new = _notebook("import os\n", "import sys\nx = 1\n")
+
+    def in_cell(item: Diagnostic, cell: int) -> Diagnostic:
+        return replace(item, path="nb.ipynb", cell=cell)
+
+    before = [in_cell(diag(1, "`os` unused", 8), 1)]
+    # The same finding in the same cell stays old; one of the same message, line and
+    # column in another cell is new: a finding never matches one of another cell.
+    after = [in_cell(diag(1, "`os` unused", 8), 1), in_cell(diag(1, "`os` unused", 8), 2)]
+    introduced, resolved, unchanged = diagnostics_delta(
+        before, after, {"nb.ipynb": old}, {"nb.ipynb": new}
+    )
+    assert [(d.cell, d.line) for d in introduced] == [(2, 1)]
+    assert resolved == []
+    assert [(d.cell, d.line) for d in unchanged] == [(1, 1)]
+    # Lines inserted in a cell carry its findings down within the cell.
+    moved = [in_cell(diag(2, "x", 1, code="E1"), 2)]
+    was = [in_cell(diag(1, "x", 1, code="E1"), 2)]
+    introduced, resolved, _unchanged = diagnostics_delta(
+        was, moved, {"nb.ipynb": old}, {"nb.ipynb": new}
+    )
+    assert (introduced, resolved) == ([], [])
+    # A notebook that does not parse is compared in place.
+    introduced, _resolved, _unchanged = diagnostics_delta(
+        before, before, {"nb.ipynb": "{"}, {"nb.ipynb": new}
+    )
+    assert introduced == []

@@ -96,12 +96,13 @@ async def test_a_link_to_an_outside_folder_is_not_followed(project: Path, tmp_pa
 
 
 async def test_an_edit_of_a_cell_uri_never_lands_in_the_file(project: Path) -> None:
-    """``file:///r/nb.ipynb#1`` names a cell, not the file: the plan fails naming it."""
+    """``file:///r/nb.ipynb#1`` names a cell, not the file: of a file that is no notebook,
+    the plan fails naming it, and nothing is written."""
     (project / "nb.ipynb").write_text('{"cells": []}\n')
     edit = {"changes": {"$ROOT/nb.ipynb#1": text_edit("x", "tripletriple")["edits"]}}
     spec = scripted({"rename": edit})
     async with Workspace(project, servers=[spec]) as ws:
-        with pytest.raises(ValueError, match=r"nb\.ipynb#1 names a part of a file"):
+        with pytest.raises(ValueError, match=r"nb\.ipynb#1 names a part of a notebook that"):
             await ws.rename("a.txt:1:1", "triple")
     assert (project / "nb.ipynb").read_text() == '{"cells": []}\n'
 

@@ -31,7 +31,7 @@ from ..protocol.documents.notebooks import (
 )
 from ..protocol.documents.uris import uri_to_path
 from .model import Diagnostic
-from .registry import NOTEBOOK_SUFFIX
+from .registry import NOTEBOOK_SUFFIX, ServerSpec
 
 if TYPE_CHECKING:
     from ..session import LspSession
@@ -104,6 +104,12 @@ class NotebookView:
         found = {uri: self.notebook.cell(number).source for number, uri in self.cell_uris.items()}
         found[self.joined_uri] = self.joined.text
         return found
+
+
+def takes_language(spec: ServerSpec, language: str) -> bool:
+    """Whether a server takes notebooks of ``language`` (one of the languages it takes; a
+    ``--command`` server, which names none, takes any)."""
+    return not spec.languages or language in spec.languages.values()
 
 
 def view_of(path: Path, uri: str, text: str) -> NotebookView:

@@ -48,7 +48,7 @@ from .model import (
     ServerStatus,
     Symbol,
 )
-from .notebooks import NotebookView, close_in, is_notebook, open_in, view_of
+from .notebooks import NotebookView, close_in, is_notebook, open_in, takes_language, view_of
 from .registry import Registry, ServerSpec
 from .servers import REFUSED_EDIT, Connect, ServerHandle, Signal
 from .tracing import Trace
@@ -517,6 +517,8 @@ class Workspace:
                 self._forget_cells(uri)
                 self._notebooks[uri] = view
                 self._cell_texts.update(view.texts())
+            # A notebook is of its kernel's language: an R notebook is no Python server's.
+            handles = [h for h in handles if takes_language(h.spec, view.notebook.language)]
         sessions = await asyncio.gather(*(handle.session() for handle in handles))
         for handle, session in zip(handles, sessions, strict=False):
             if view is not None:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..documents.notebooks import JoinedDocument, Notebook, parse_cell_uri
+from ..documents.notebooks import CellPosition, JoinedDocument, Notebook, parse_cell_uri
 from ..documents.positions import LineIndex, check_encoding
 from ..shapes.workspace_edit import apply_text_edits
 
@@ -96,18 +96,35 @@ def cells_of_edit(
     for uri, edits, _index in parts:
         found = notebook_of(uri)
         if found is None:
-            raise ValueError(f"{uri} names a part of a notebook that is not open here")
+            raise ValueError(
+                f"{uri} names a part of a notebook that cannot be read here (no such file, "
+                "or not an nbformat 4 notebook): nothing is written"
+            )
         notebook_uri, notebook, joined = found
         cells = by_cell.setdefault(notebook_uri, (notebook, {}))[1]
         if joined is not None:
             for text_edit in edits:
                 (start_line, start_char), (end_line, end_char) = _span(text_edit)
+                new_text = str(text_edit.get("newText", ""))
                 start = joined.to_cell(start_line, start_char)
                 end = joined.to_cell(end_line, end_char)
+                if end is None and start is not None and end_char == 0 and new_text.endswith("\n"):
+                    # Up to the start of the blank line after the cell: its text and the line
+                    # break joining it to that line, which the new text ends with too.
+                    before = joined.to_cell(end_line - 1, 0)
+                    if before is not None and before.cell == start.cell:
+                        source = notebook.cell(start.cell).source
+                        last = LineIndex(source, position_encoding).position_for(
+                            len(source), position_encoding
+                        )
+                        end = CellPosition(start.cell, last["line"], last["character"])
+                        new_text = new_text[:-1]
                 if start is None or end is None or start.cell != end.cell:
                     raise ValueError(
                         f"an edit of {uri} at line {start_line + 1} does not stay inside one "
-                        "cell of the notebook"
+                        "cell of the notebook (the server has the cells joined into one "
+                        "document); nothing is written: a server that takes notebooks cell "
+                        "by cell (ruff, basedpyright) can make this edit"
                     )
                 cells.setdefault(start.cell, []).append(
                     {
@@ -115,7 +132,7 @@ def cells_of_edit(
                             "start": {"line": start.line, "character": start.character},
                             "end": {"line": end.line, "character": end.character},
                         },
-                        "newText": text_edit.get("newText", ""),
+                        "newText": new_text,
                     }
                 )
             continue
