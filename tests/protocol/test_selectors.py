@@ -58,6 +58,11 @@ TS = DocumentInfo("file:///a/b.ts", "typescript")
         ("a/**", "a", True),
         ("a/**", "a/b/c", True),
         ("a/**", "ab", False),
+        # Only a lone last "/**" makes its slash optional; "**/" before it keeps its own.
+        ("a/**/**", "a", False),
+        ("a/**/**", "a/", True),
+        ("{/**}{/**}", "", False),
+        ("/**/**", "/", True),
         ("**", "/any/thing", True),
         ("**", "", True),
         ("/src/**/*.py", "/src/pkg/mod.py", True),

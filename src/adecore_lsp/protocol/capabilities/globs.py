@@ -297,16 +297,23 @@ def _segment_pattern(tokens: _Alternative, ignore_case: bool) -> _SegmentPattern
     """Split a brace-free token sequence at separators; a segment of two or more stars is ``**``."""
     segments: list[_Segment | None] = []
     current: list[_Token] = []
+    run = 0  # how many globstars the last run of them had
     for token in (*tokens, "/"):
         if token != "/":
             current.append(token)
             continue
         if len(current) >= 2 and all(item is _Mark.STAR for item in current):
+            run += 1
             if not segments or segments[-1] is not None:  # "**/**" is one globstar
                 segments.append(None)
         else:
+            run = 0
             segments.append(_Segment(current, ignore_case))
         current = []
+    if run >= 2 and len(segments) >= 2:
+        # "a/**/**" ends in "a/" and anything after it, never in "a" alone: only a lone
+        # last "/**" makes its slash optional (the inner "**/" keeps its own).
+        segments.append(_Segment([_Mark.STAR], ignore_case))
     return tuple(segments)
 
 
