@@ -172,3 +172,14 @@ def test_format_and_fix_write_only_the_cells_sources(tmp_path: Path) -> None:
     assert '"import sys\\n"' not in final
     assert _outside_sources(final) == _outside_sources(EDITED)
     json.loads(final)
+
+
+def test_a_command_server_takes_a_notebook_given_to_it(project: Path) -> None:
+    ruff = VENV_BIN / "ruff"
+    ran = run("--command", f"{ruff} server", "check", "nb.ipynb", "--no-progress", cwd=project)
+    assert ran.status == 1, ran
+    assert ran.out.splitlines()[:2] == [
+        "nb.ipynb:cell 2:1:8: warning: `os` imported but unused help: Remove unused import: "
+        "`os` [Ruff F401]",
+        "nb.ipynb:cell 4:3:1: error: Undefined name `missing_name` [Ruff F821]",
+    ]

@@ -134,3 +134,27 @@ def test_writes_through_the_daemon(daemon: Daemon, tmp_path: Path) -> None:
     after = daemon.run("check", "--format", "json", cwd=ours)
     assert after.status == 0, after
     assert '"diagnostics": []' in after.out
+
+
+def test_a_notebook_edited_between_commands(daemon: Daemon, tmp_path: Path) -> None:
+    """A warm server has the notebook cell by cell: an edit on disk (a cell changed, a cell
+    added) is seen by the next command, the same as in a process of its own."""
+    from tests.workspace.test_notebooks_real import notebook
+
+    need("ruff")
+    config = '[tool.adecore-lsp]\nservers = ["ruff"]\n'
+    first = notebook(("markdown", "# T\n"), ("code", "import os\n"))
+    project = write(
+        tmp_path / "nb",
+        {"pyproject.toml": config, "ruff.toml": '[lint]\nselect = ["F"]\n', "nb.ipynb": first},
+    )
+    assert "nb.ipynb:cell 2:1:8: warning: `os` imported but unused" in same_answer(
+        daemon, project, "check"
+    )
+    (project / "nb.ipynb").write_text(
+        notebook(("markdown", "# T\n"), ("code", "import os\nos.sep\n"), ("code", "nowhere\n")),
+        encoding="utf-8",
+    )
+    out = same_answer(daemon, project, "check")
+    assert "cell 2" not in out
+    assert "nb.ipynb:cell 3:1:1: error: Undefined name `nowhere`" in out
