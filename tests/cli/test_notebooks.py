@@ -183,3 +183,33 @@ def test_a_command_server_takes_a_notebook_given_to_it(project: Path) -> None:
         "`os` [Ruff F401]",
         "nb.ipynb:cell 4:3:1: error: Undefined name `missing_name` [Ruff F821]",
     ]
+
+
+def test_navigation_in_a_notebook_on_the_command_line(tmp_path: Path) -> None:
+    from tests.integration.conftest import find_server
+    from tests.workspace.test_notebooks_navigation import CALC, NOTEBOOK
+
+    find_server("basedpyright-langserver")
+    root = write(
+        tmp_path / "nav",
+        {
+            "pyproject.toml": '[tool.adecore-lsp]\nservers = ["basedpyright"]\n',
+            "calc.py": CALC,
+            "nb.ipynb": NOTEBOOK,
+        },
+    )
+    outline = run("symbols", "nb.ipynb", "--no-progress", cwd=root)
+    assert outline.status == 0, outline
+    assert outline.out == (
+        "variable total  cell 2 line 3\nfunction shout  cell 3 line 1\n"
+        "  variable text  cell 3 line 1\n"
+    )
+    uses = run("references", "calc.py#triple", "--no-progress", cwd=root)
+    assert uses.out == (
+        "nb.ipynb:cell 2:1:18: from calc import triple\nnb.ipynb:cell 2:3:9: total = triple(2)\n"
+    )
+    where = run("definition", "nb.ipynb:cell 4:1:7", "--format", "json", cwd=root)
+    (place,) = json.loads(where.out)
+    assert (place["cell"], place["line"], place["text"]) == (3, 1, "def shout(text: str) -> str:")
+    shown = json.loads(run("symbols", "nb.ipynb", "--format", "json", cwd=root).out)
+    assert [(s["name"], s["cell"], s["line"]) for s in shown] == [("total", 2, 3), ("shout", 3, 1)]

@@ -27,6 +27,8 @@ from adecore_lsp.protocol.workspace.targets import (
     [
         ("a.py:3", PositionTarget("a.py", 3)),
         ("a.py:3:5", PositionTarget("a.py", 3, 5)),
+        ("nb.ipynb:cell 3:2:5", PositionTarget("nb.ipynb", 2, 5, cell=3)),
+        ("nb.ipynb:cell 12:1", PositionTarget("nb.ipynb", 1, cell=12)),
         ("src/pkg/a.py:12:1", PositionTarget("src/pkg/a.py", 12, 1)),
         ("C:\\x\\a.py:3:5", PositionTarget("C:\\x\\a.py", 3, 5)),
         ("C:\\x\\a.py:3", PositionTarget("C:\\x\\a.py", 3)),
@@ -65,6 +67,7 @@ def test_each_form_is_read(text: str, expected: Target) -> None:
         ("a.py:+3", "the line must be a positive integer (1-based), got +3"),
         ("a.py:3:0", "the column must be a positive integer (1-based), got 0"),
         ("a.py:3:-2", "the column must be a positive integer (1-based), got -2"),
+        ("nb.ipynb:cell 0:1", "cells are numbered from 1"),
         (":3", "no path before ':LINE'"),
         (" :3:4", "no path before ':LINE'"),
         ("a.py::3", "an empty field before the line"),
@@ -111,6 +114,7 @@ def test_a_target_is_a_string() -> None:
     [
         (PositionTarget("a.py", 3), "a.py:3"),
         (PositionTarget("a.py", 3, 5), "a.py:3:5"),
+        (PositionTarget("nb.ipynb", 3, 5, cell=2), "nb.ipynb:cell 2:3:5"),
         (SymbolTarget("a.py", ("C", "m")), "a.py#C/m"),
         (SymbolTarget("a.py", ("C", "m"), 1), "a.py#C/m[1]"),
         (NameTarget(("C", "m")), "C/m"),

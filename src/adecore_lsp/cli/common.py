@@ -244,7 +244,7 @@ def absolute_target(target: str, cwd: Path) -> str:
 
     parsed = parse_target(target)
     if isinstance(parsed, PositionTarget):
-        return str(PositionTarget(str(cwd / parsed.path), parsed.line, parsed.column))
+        return str(PositionTarget(str(cwd / parsed.path), parsed.line, parsed.column, parsed.cell))
     if isinstance(parsed, SymbolTarget):
         return str(SymbolTarget(str(cwd / parsed.path), parsed.names, parsed.index))
     return target

@@ -126,7 +126,9 @@ async def symbols(args: argparse.Namespace, output: Output, ws: Workspace) -> in
 
         def show(symbol: Symbol, depth: int) -> None:
             name = escape_controls(symbol.name)
-            output.line(f"{'  ' * depth}{symbol.kind} {name}  {symbol.location.line}")
+            line = symbol.location.line
+            where = str(line) if symbol.cell is None else f"cell {symbol.cell} line {line}"
+            output.line(f"{'  ' * depth}{symbol.kind} {name}  {where}")
             for child in symbol.children:
                 if _kept(child, keep):
                     show(child, depth + 1)
@@ -147,6 +149,7 @@ async def find(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
             where = symbol.location
             output.line(
                 f"{symbol.kind} {escape_controls(symbol.name_path)}  "
-                f"{shown_path(shown.path(where.path))}:{where.line}:{where.column}"
+                f"{shown_path(shown.path(where.path))}:{cell_prefix(where.cell)}{where.line}:"
+                f"{where.column}"
             )
     return say_incomplete(output, found)

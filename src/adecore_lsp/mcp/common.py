@@ -38,6 +38,8 @@ TARGET = (
     "(a name path in the file's outline, as the symbols tool shows it, e.g. "
     "`src/app.py#Greeter/greet`; `path#Class/method[1]` picks the second of same-named "
     "overloads), or a bare `Name` or `Class/method` looked up in the whole workspace. "
+    "In a Jupyter notebook a position names its cell, numbered from 1 among all cells: "
+    "`nb.ipynb:cell 3:2:5`; `nb.ipynb#name` is a name defined in any of its cells. "
     + UNITS
     + " A name is safer than a column: prefer `path#Class/method`."
 )

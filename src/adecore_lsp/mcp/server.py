@@ -57,7 +57,9 @@ def instructions(options: Options, notice: str | None = None) -> str:
             "Paths are relative to the root (or absolute inside it). Lines and columns are "
             "1-based, columns counted in Unicode code points.",
             "A target is `path:LINE:COL`, `path:LINE`, `path#Name`, `path#Class/method` or a "
-            "bare `Name` / `Class/method`; a name is safer than a column.",
+            "bare `Name` / `Class/method`; a name is safer than a column. In a notebook a "
+            "position names its cell (`nb.ipynb:cell 3:2:5`), and places and diagnostics in "
+            "notebooks carry `cell`, their line and column within that cell.",
             "Answers reflect the files as they are on disk now. One that is not whole says so "
             "(`complete: false` and a reason, also in words): ask again rather than read it as "
             "clean.",

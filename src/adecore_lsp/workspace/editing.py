@@ -125,7 +125,10 @@ async def rename(ws: Workspace, target: Target, new_name: str) -> EditPlan:
     path, offset, _symbol = await target_offset(ws, target)
     with ws.collecting(ws.handles_for(path)) as sent:
         _handle, session, edit = await ws.first_answer(
-            path, "textDocument/rename", lambda s, uri: s.rename(uri, offset, new_name)
+            path,
+            "textDocument/rename",
+            lambda s, uri, at: s.rename(uri, at, new_name),
+            offset=offset,
         )
     # Asked with only max_open_files of the root's files open, the server may miss some.
     plan = replace(

@@ -15,16 +15,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import LspError, TargetNotFoundError
+from ..errors import ErrorCodes, LspError, TargetNotFoundError
 from ..protocol.documents.positions import LineIndex
 from ..protocol.workspace import targets as parsing
 from .checking import wait_ready
 from .files import is_file
 from .model import Location, Reference, Results, Symbol
+from .notebooks import cell_offset, is_notebook, located, plain_index, tracked
 from .outlines import one, outline, prepare_whole, to_symbol
 from .search import by_name
 from .servers import ServerHandle
-from .units import location, lsp_position
+from .units import lsp_position
 
 if TYPE_CHECKING:
     from .workspace import Target, Workspace
@@ -49,15 +50,39 @@ async def target_offset(ws: Workspace, target: Target) -> tuple[Path, int, Symbo
     """The file a target names, a ``str`` index into its text, and its symbol if it named one."""
     if isinstance(target, Location):
         path = ws.file(target.path)
+        if target.cell is not None:
+            at = parsing.PositionTarget(target.path, target.line, target.column, target.cell)
+            return path, await _notebook_offset(ws, path, at), None
         return path, _offset(ws, path, target.line, target.column, str(target)), None
     parsed = parsing.parse_target(target)
     if isinstance(parsed, parsing.PositionTarget):
         path = ws.file(parsed.path)
+        if is_notebook(path):
+            return path, await _notebook_offset(ws, path, parsed), None
+        if parsed.cell is not None:
+            raise ValueError(f"{parsed.path} is not a notebook: it has no cell {parsed.cell}")
         return path, _offset(ws, path, parsed.line, parsed.column, parsed.path), None
     symbol = await resolve(ws, target)
     path = ws.file(symbol.location.path)
     where = symbol.location
+    if where.cell is not None:
+        at = parsing.PositionTarget(where.path, where.line, where.column, where.cell)
+        return path, await _notebook_offset(ws, path, at), symbol
     return path, _offset(ws, path, where.line, where.column, where.path), symbol
+
+
+async def _notebook_offset(ws: Workspace, path: Path, target: parsing.PositionTarget) -> int:
+    """A place in a notebook's cell, as an offset into its code cells joined as they are."""
+    shown = ws.paths.relative(path)
+    if target.cell is None:
+        raise ValueError(
+            f"{target}: a place in a notebook names its cell: {shown}:cell N:LINE[:COL]"
+        )
+    await ws.open(path)
+    view = ws.notebook(path)
+    if view is None:
+        raise ValueError(f"{shown} is not open in any server")
+    return cell_offset(view, target.cell, target.line, target.column, shown)
 
 
 def _offset(ws: Workspace, path: Path, line: int, column: int | None, where: str) -> int:
@@ -80,11 +105,44 @@ async def symbols(
     ws: Workspace, path: str | os.PathLike[str], depth: int | None
 ) -> Results[Symbol]:
     full = ws.file(path)
+    if is_notebook(full):
+        return await _notebook_symbols(ws, full, depth)
     _handle, session, tree = await ws.first_answer(
         full, "textDocument/documentSymbol", lambda s, uri: s.document_symbols(uri)
     )
     uri = ws.paths.uri(full)
     return Results(to_symbol(ws, session, uri, raw, raw["name"], None, depth) for raw in tree)
+
+
+async def _notebook_symbols(ws: Workspace, full: Path, depth: int | None) -> Results[Symbol]:
+    """The outline of a notebook: each code cell's, in order (or the joined document's),
+    from the first server that answers, each symbol with its cell."""
+    handles = await ws.open(full)
+    view = ws.notebook(full)
+    found: Results[Symbol] = Results()
+    for handle in handles:
+        if view is None:
+            break
+        try:
+            for uri in tracked(handle, view.uri):
+                _handle, session, tree = await ws.ask(
+                    [handle],
+                    "textDocument/documentSymbol",
+                    lambda s, u=uri: s.document_symbols(u),
+                    uri,
+                )
+                found.extend(
+                    to_symbol(ws, session, uri, raw, raw["name"], None, depth) for raw in tree
+                )
+        except LspError as error:
+            if error.code != ErrorCodes.MethodNotFound:
+                raise
+            continue
+        return found
+    raise LspError(
+        ErrorCodes.MethodNotFound,
+        f"no server of {ws.paths.relative(full)} gives outlines (textDocument/documentSymbol)",
+    )
 
 
 # -- resolve ---------------------------------------------------------------------------------
@@ -99,10 +157,14 @@ async def resolve(ws: Workspace, target: Target) -> Symbol:
     parsed = parsing.parse_target(target)
     if isinstance(parsed, parsing.PositionTarget):
         path = ws.file(parsed.path)
+        if is_notebook(path):
+            return await _notebook_symbol(ws, path, parsed, target)
         offset = _offset(ws, path, parsed.line, parsed.column, parsed.path)
         return await _symbol_at(ws, path, offset, str(parsed))
     if isinstance(parsed, parsing.SymbolTarget):
         path = ws.file(parsed.path)
+        if is_notebook(path):
+            return await _notebook_symbol(ws, path, parsed, target)
         session, tree = await outline(ws, path)
         matches = parsing.find_in_outline(tree, parsed.names, parsed.index)
         uri = ws.paths.uri(path)
@@ -116,6 +178,47 @@ async def resolve(ws: Workspace, target: Target) -> Symbol:
             )
         return one(target, found)
     return await by_name(ws, target, parsed)
+
+
+def _flat(symbols: list[Symbol]) -> list[Symbol]:
+    found: list[Symbol] = []
+    for symbol in symbols:
+        found.append(symbol)
+        found.extend(_flat(symbol.children))
+    return found
+
+
+async def _notebook_symbol(
+    ws: Workspace,
+    path: Path,
+    parsed: parsing.PositionTarget | parsing.SymbolTarget,
+    target: str,
+) -> Symbol:
+    """The symbol a target names in a notebook: by name path among its cells' outlines
+    (``nb.ipynb#Name``, defined in any cell), or the innermost one around a place in a cell."""
+    every = _flat(list(await _notebook_symbols(ws, path, None)))
+    where = ws.paths.relative(path)
+    if isinstance(parsed, parsing.SymbolTarget):
+        found = [symbol for symbol in every if symbol.name_path == parsed.name_path]
+        if parsed.index is not None:
+            found = found[parsed.index : parsed.index + 1]
+        if not found:
+            names = ", ".join(f"{where}#{s.name_path}" for s in every if "/" not in s.name_path)
+            raise TargetNotFoundError(
+                target,
+                f"{where} has no symbol {parsed.name_path}"
+                + (f"; its top-level symbols: {names}" if names else ""),
+            )
+        return one(target, found)
+    around = [
+        symbol
+        for symbol in every
+        if symbol.cell == parsed.cell
+        and symbol.range_lines[0] <= parsed.line <= symbol.range_lines[1]
+    ]
+    if not around:
+        raise TargetNotFoundError(target, f"no symbol of {where} is at {parsed}")
+    return min(around, key=lambda symbol: symbol.range_lines[1] - symbol.range_lines[0])
 
 
 async def _symbol_at(ws: Workspace, path: Path, offset: int, shown: str) -> Symbol:
@@ -152,21 +255,24 @@ async def locations(ws: Workspace, target: Target, kind: str) -> Results[Locatio
     path, offset, _symbol = await target_offset(ws, target)
     method = _LOCATION_METHODS[kind]
     handle, session, found = await ws.first_answer(
-        path, method, lambda s, uri: getattr(s, kind)(uri, offset), non_empty=True
+        path, method, lambda s, uri, at: getattr(s, kind)(uri, at), non_empty=True, offset=offset
     )
     timed_out = False
     if not found:
         timed_out, was_busy = await _empty_because_not_ready(ws, handle)
         if was_busy and not timed_out:
             handle, session, found = await ws.first_answer(
-                path, method, lambda s, uri: getattr(s, kind)(uri, offset), non_empty=True
+                path,
+                method,
+                lambda s, uri, at: getattr(s, kind)(uri, at),
+                non_empty=True,
+                offset=offset,
             )
     encoding: Any = session.position_encoding or "utf-16"
     result = Results(
         sorted(
             dict.fromkeys(
-                location(ws.paths, ws.texts, item["uri"], item["range"], encoding, item)
-                for item in found
+                located(ws, item["uri"], item["range"], encoding, item) for item in found
             ),
             key=place_order,
         )
@@ -184,25 +290,30 @@ async def references(
     _handle, session, found = await ws.first_answer(
         path,
         "textDocument/references",
-        lambda s, uri: s.references(uri, offset, include_declaration=True),
+        lambda s, uri, at: s.references(uri, at, include_declaration=True),
+        offset=offset,
     )
     encoding: Any = session.position_encoding or "utf-16"
-    declarations: set[tuple[str, int, int]] = set()
+    declarations: set[tuple[str, int | None, int, int]] = set()
     if not include_declaration:
         if symbol is not None:
-            declarations.add((symbol.location.path, symbol.location.line, symbol.location.column))
+            where = symbol.location
+            declarations.add((where.path, where.cell, where.line, where.column))
         else:
             try:
                 for place in await locations(ws, _at(ws, path, offset), "definition"):
-                    declarations.add((place.path, place.line, place.column))
+                    declarations.add((place.path, place.cell, place.line, place.column))
             except LspError:
                 pass
     outlines: dict[str, list[Any] | None] = {}
     result: Results[Reference] = Results(complete=complete, reason=reason)
+    seen: set[tuple[str, int, int, int, int, int]] = set()
     for item in found:
-        place = location(ws.paths, ws.texts, item["uri"], item["range"], encoding, item)
-        if (place.path, place.line, place.column) in declarations:
-            continue
+        place = located(ws, item["uri"], item["range"], encoding, item)
+        declared = (place.path, place.cell, place.line, place.column) in declarations
+        if declared or place_order(place) in seen:
+            continue  # one place named twice (a notebook cell by two of its URIs) is one
+        seen.add(place_order(place))
         container = await _container(ws, outlines, item, place)
         result.append(Reference(place, container, _context(ws, item["uri"], place.line, context)))
     result.sort(key=lambda reference: place_order(reference.location))
@@ -211,12 +322,21 @@ async def references(
     return result
 
 
-def place_order(place: Location) -> tuple[str, int, int, int, int]:
-    """Places in path, line, column order, whatever order the server answered in."""
-    return place.path, place.line, place.column, place.end_line, place.end_column
+def place_order(place: Location) -> tuple[str, int, int, int, int, int]:
+    """Places in path, (cell,) line, column order, whatever order the server answered in."""
+    return place.path, place.cell or 0, place.line, place.column, place.end_line, place.end_column
 
 
 def _at(ws: Workspace, path: Path, offset: int) -> Location:
+    view = ws.notebook(path) if is_notebook(path) else None
+    if view is not None:
+        index = plain_index(view)
+        line = index.line_of(offset)
+        column = offset - index.line_start(line) + 1
+        place = view.joined.to_cell(line, 0)
+        if place is not None:
+            shown = ws.paths.relative(path)
+            return Location(shown, place.line + 1, column, place.line + 1, column, cell=place.cell)
     index = _index(ws, path)
     line = index.line_of(offset)
     column = offset - index.line_start(line) + 1
@@ -261,7 +381,8 @@ async def calls(ws: Workspace, target: Target, *, incoming: bool) -> Results[Sym
     handle, session, items = await ws.first_answer(
         path,
         "textDocument/prepareCallHierarchy",
-        lambda s, uri: s.prepare_call_hierarchy(uri, offset),
+        lambda s, uri, at: s.prepare_call_hierarchy(uri, at),
+        offset=offset,
     )
     result: Results[Symbol] = Results(complete=complete, reason=reason)
     if not items:
@@ -283,13 +404,8 @@ async def calls(ws: Workspace, target: Target, *, incoming: bool) -> Results[Sym
                 name=item["name"],
                 name_path=item["name"],
                 kind=parsing.symbol_kind_name(item.get("kind", 0)),
-                location=location(
-                    ws.paths,
-                    ws.texts,
-                    item["uri"],
-                    item.get("selectionRange", whole),
-                    encoding,
-                    item,
+                location=located(
+                    ws, item["uri"], item.get("selectionRange", whole), encoding, item
                 ),
                 range_lines=(whole["start"]["line"] + 1, whole["end"]["line"] + 1),
                 container=item.get("detail") or None,
@@ -303,7 +419,11 @@ async def calls(ws: Workspace, target: Target, *, incoming: bool) -> Results[Sym
 async def hover(ws: Workspace, target: Target) -> str | None:
     path, offset, _symbol = await target_offset(ws, target)
     _handle, _session, answer = await ws.first_answer(
-        path, "textDocument/hover", lambda s, uri: s.hover(uri, offset), non_empty=True
+        path,
+        "textDocument/hover",
+        lambda s, uri, at: s.hover(uri, at),
+        non_empty=True,
+        offset=offset,
     )
     if not answer:
         return None

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..protocol.documents.documents import DocumentStore
 from ..protocol.documents.notebook_sync import JUPYTER, CellText, NotebookSync, sync_options
@@ -29,8 +29,9 @@ from ..protocol.documents.notebooks import (
     parse_cell_uri,
     parse_notebook,
 )
+from ..protocol.documents.positions import LineIndex
 from ..protocol.documents.uris import uri_to_path
-from .model import Diagnostic
+from .model import Diagnostic, Location
 from .registry import NOTEBOOK_SUFFIX, ServerSpec
 
 if TYPE_CHECKING:
@@ -314,3 +315,102 @@ def cell_diff(path: str, cells: Mapping[int, tuple[str, str]]) -> str:
     for number, (old, new) in sorted(cells.items()):
         blocks.append(hunks(old, new, f"a/{path} (cell {number})", f"b/{path} (cell {number})"))
     return "".join(blocks)
+
+
+# -- navigation ------------------------------------------------------------------------------
+
+
+def plain_index(view: NotebookView) -> LineIndex:
+    """The index of the notebook's code cells joined as they are (no line blanked): the
+    text a notebook's positions (targets) are offsets into."""
+    return LineIndex(join_code_cells(view.notebook, mask=False).text, "utf-32")
+
+
+def cell_offset(view: NotebookView, cell: int, line: int, column: int | None, where: str) -> int:
+    """The offset of 1-based ``line`` and ``column`` (code points; ``None``: the line's first
+    non-blank character) of code cell ``cell``, in :func:`plain_index`'s text.
+
+    Raises:
+        ValueError: no such code cell, or a line or column outside it, saying what it has.
+    """
+    from .units import lsp_position
+
+    try:
+        found = view.notebook.cell(cell)
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+    if not found.is_code:
+        raise ValueError(f"{where}: cell {cell} is a {found.kind} cell, not a code cell")
+    position = lsp_position(
+        LineIndex(found.source, "utf-32"), line, column, "utf-32", f"{where} cell {cell}"
+    )
+    joined_line = view.joined.from_cell(cell, position["line"], 0)
+    assert joined_line is not None  # the line is inside the cell: lsp_position checked it
+    return plain_index(view).line_start(joined_line[0]) + position["character"]
+
+
+def place_for(view: NotebookView, handle: ServerHandle, offset: int) -> tuple[str, int]:
+    """Where a notebook position (an offset into :func:`plain_index`'s text) is for one
+    server: the cell's URI and the offset in its text (sync), or the joined document's URI
+    and the offset in its text (joined)."""
+    index = plain_index(view)
+    line = index.position_at(offset)
+    row, character = line["line"], line["character"]
+    mode = handle.notebooks.get(view.uri, (view, "joined"))[1]
+    if mode == "joined":
+        joined = LineIndex(view.joined.text, "utf-32")
+        start, end = joined.line_start(row), joined.line_end(row)
+        return view.joined_uri, min(start + character, end)
+    place = view.joined.to_cell(row, character)
+    if place is None:
+        raise ValueError(f"{view.path.name}: that place is in no code cell")
+    source = view.notebook.cell(place.cell).source
+    cell_index = LineIndex(source, "utf-32")
+    return view.cell_uris[place.cell], cell_index.line_start(place.line) + character
+
+
+def located(
+    ws: Workspace, uri: str, lsp_range: Mapping[str, Any], encoding: Any, raw: Any = None
+) -> Location:
+    """A :class:`Location` of an LSP place; one in a notebook's cell (its cell URI,
+    basedpyright's ``nb.ipynb#K``, or the joined document) as a place in that cell."""
+    from .units import Texts, location
+
+    found = location(ws.paths, ws.texts, uri, lsp_range, encoding, raw)
+    view = ws.notebook(uri)
+    if view is None:
+        reference = parse_cell_uri(uri)
+        if reference is None:
+            return found
+        view = ws.notebook(reference.notebook_uri)
+        if view is None:
+            return found
+        cell_of = view.notebook.cell_for(reference)
+        if cell_of is None:
+            return found
+        text = cell_of.source
+        again = location(ws.paths, Texts(lambda _uri: text), "cell", lsp_range, encoding, raw)
+        return replace(again, path=ws.paths.display(view.uri), cell=cell_of.number)
+    if uri == view.uri:
+        return found  # the notebook's file itself
+    shown = ws.paths.display(view.uri)
+    cell = view.cells_by_uri.get(uri)
+    if cell is not None:
+        return replace(found, path=shown, cell=cell)
+    start = view.joined.to_cell(found.line - 1, found.column - 1)
+    if start is None:
+        return replace(found, path=shown)
+    end = view.joined.to_cell(found.end_line - 1, found.end_column - 1)
+    end_line, end_column = (
+        (end.line + 1, found.end_column)
+        if end is not None and end.cell == start.cell
+        else (start.line + 1, found.column)
+    )
+    return replace(
+        found,
+        path=shown,
+        line=start.line + 1,
+        end_line=end_line,
+        end_column=end_column,
+        cell=start.cell,
+    )

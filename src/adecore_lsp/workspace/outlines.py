@@ -14,7 +14,7 @@ from ..protocol.workspace import targets as parsing
 from ..session import LspSession
 from .checking import wait_ready
 from .model import ResultReason, Symbol
-from .units import location
+from .notebooks import located
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -61,17 +61,23 @@ def to_symbol(
         for child in raw.get("children") or []:
             child_path = f"{name_path}/{child['name']}"
             children.append(to_symbol(ws, session, uri, child, child_path, name_path, below))
+    place = located(ws, uri, selection, encoding, raw)
     first = whole.get("start", {}).get("line", 0) + 1
     last = whole.get("end", {}).get("line", 0) + 1
+    if place.cell is not None:
+        # Lines of the symbol's whole range within its cell, as its place is.
+        shift = place.line - (selection.get("start", {}).get("line", 0) + 1)
+        first, last = first + shift, last + shift
     return Symbol(
         name=raw["name"],
         name_path=name_path,
         kind=parsing.symbol_kind_name(raw.get("kind", 0)),
-        location=location(ws.paths, ws.texts, uri, selection, encoding, raw),
+        location=place,
         range_lines=(first, last),
         container=container,
         children=children,
         raw=raw,
+        cell=place.cell,
     )
 
 

@@ -21,8 +21,8 @@ from ..protocol.workspace import targets as parsing
 from ..session import LspSession
 from .files import is_file
 from .model import Results, Symbol
+from .notebooks import located
 from .outlines import one, outline, prepare_whole, to_symbol
-from .units import location
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -198,11 +198,13 @@ async def _placed(
                 )
     container = hit.get("containerName") or None
     encoding: Any = session.position_encoding or "utf-16"
+    place = located(ws, uri, whole, encoding, hit)
     return Symbol(
         name=hit["name"],
         name_path=f"{container}/{hit['name']}" if container else hit["name"],
         kind=parsing.symbol_kind_name(hit.get("kind", 0)),
-        location=location(ws.paths, ws.texts, uri, whole, encoding, hit),
+        location=place,
+        cell=place.cell,
         range_lines=(whole["start"]["line"] + 1, whole["end"]["line"] + 1),
         container=container,
         raw=hit,

@@ -48,7 +48,15 @@ from .model import (
     ServerStatus,
     Symbol,
 )
-from .notebooks import NotebookView, close_in, is_notebook, open_in, takes_language, view_of
+from .notebooks import (
+    NotebookView,
+    close_in,
+    is_notebook,
+    open_in,
+    place_for,
+    takes_language,
+    view_of,
+)
 from .registry import Registry, ServerSpec
 from .servers import REFUSED_EDIT, Connect, ServerHandle, Signal
 from .tracing import Trace
@@ -917,11 +925,19 @@ class Workspace:
 
     @_when_open
     async def first_answer(
-        self, path: Path, method: str, call: Any, *, non_empty: bool = False
+        self,
+        path: Path,
+        method: str,
+        call: Any,
+        *,
+        non_empty: bool = False,
+        offset: int | None = None,
     ) -> tuple[ServerHandle, LspSession, Any]:
         """Ask the servers of ``path`` in order: the first that supports ``method`` answers
         (with ``non_empty``, the first whose answer is not empty). Returns the server, its
-        session and the answer.
+        session and the answer. ``call(session, uri)`` makes the request; with ``offset``
+        (a position in the file), ``call(session, uri, offset)``: for a notebook the URI and
+        offset are each server's own (a cell's, or the joined document's).
 
         Raises:
             LspError: ``MethodNotFound`` naming the method and the servers asked.
@@ -929,7 +945,24 @@ class Workspace:
         await self.sync_disk()
         handles = await self.open(path)
         uri = self.paths.uri(path)
-        return await self.ask(handles, method, lambda session: call(session, uri), uri, non_empty)
+        view = self._notebooks.get(uri)
+        if offset is None:
+            return await self.ask(
+                handles, method, lambda session: call(session, uri), uri, non_empty
+            )
+        if view is None:
+            return await self.ask(
+                handles, method, lambda session: call(session, uri, offset), uri, non_empty
+            )
+        places = {id(handle.live): place_for(view, handle, offset) for handle in handles}
+        first = places[id(handles[0].live)][0] if handles else uri
+        return await self.ask(
+            handles,
+            method,
+            lambda session: call(session, *places[id(session)]),
+            first,
+            non_empty,
+        )
 
     @_when_open
     async def ask(

@@ -38,7 +38,8 @@ from ...types import JSONObject
 __all__: list[str] = []
 
 FORMS: Final = (
-    "path:LINE, path:LINE:COL (1-based), path#Name, path#Class/method, "
+    "path:LINE, path:LINE:COL (1-based), nb.ipynb:cell N:LINE[:COL] (in a notebook's cell), "
+    "path#Name, path#Class/method, "
     "path#Class/method[k] (k-th of that name, 0-based), or a bare Name or Class/method"
 )
 """The accepted forms, as error messages list them."""
@@ -46,6 +47,7 @@ FORMS: Final = (
 _INDEX: Final = re.compile(r"(.*)\[([^\[\]]*)\]", re.DOTALL)
 _NUMBER: Final = re.compile(r"[+-]?[0-9]+")
 _DIGITS: Final = re.compile(r"[0-9]+")
+_CELL: Final = re.compile(r"(.+):cell ([0-9]+)", re.DOTALL)
 
 # Endings of files a bare target may not end with: it names a file, not a symbol.
 _FILE_NAME: Final = re.compile(
@@ -89,15 +91,18 @@ _KINDS: Final = (
 @dataclass(frozen=True)
 class PositionTarget:
     """``path:LINE[:COL]``: 1-based ``line``; ``column`` in code points, or ``None`` for
-    the line's first non-blank character."""
+    the line's first non-blank character. In a notebook, ``path:cell N:LINE[:COL]``: the
+    line and column within cell ``N`` (numbered from 1 among all cells)."""
 
     path: str
     line: int
     column: int | None = None
+    cell: int | None = None
 
     def __str__(self) -> str:
         column = "" if self.column is None else f":{self.column}"
-        return f"{self.path}:{self.line}{column}"
+        cell = "" if self.cell is None else f":cell {self.cell}"
+        return f"{self.path}{cell}:{self.line}{column}"
 
 
 @dataclass(frozen=True)
@@ -202,7 +207,13 @@ def _position(text: str) -> PositionTarget | None:
     for what, value in (("line", line), ("column", column)):
         if value is not None and (not _DIGITS.fullmatch(value) or int(value) == 0):
             raise _bad(text, f"the {what} must be a positive integer (1-based), got {value}")
-    return PositionTarget(path, int(line), None if column is None else int(column))
+    cell = None
+    in_cell = _CELL.fullmatch(path)
+    if in_cell is not None:
+        path, cell = in_cell.group(1), int(in_cell.group(2))
+        if cell == 0:
+            raise _bad(text, "cells are numbered from 1")
+    return PositionTarget(path, int(line), None if column is None else int(column), cell)
 
 
 def _name_path(text: str, part: str) -> tuple[tuple[str, ...], int | None]:
