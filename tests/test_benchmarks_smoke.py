@@ -35,6 +35,11 @@ RUNS = [
         60,
     ),
     (
+        ["bench_notebooks.py", "--quick"],
+        ["check of 5 notebooks of 4 cells", "the notebook model alone"],
+        60,
+    ),
+    (
         ["bench_load.py", "all", "--quick"],
         [
             "(1) sessions: 10 ruff server processes",

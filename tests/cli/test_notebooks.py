@@ -213,3 +213,16 @@ def test_navigation_in_a_notebook_on_the_command_line(tmp_path: Path) -> None:
     assert (place["cell"], place["line"], place["text"]) == (3, 1, "def shout(text: str) -> str:")
     shown = json.loads(run("symbols", "nb.ipynb", "--format", "json", cwd=root).out)
     assert [(s["name"], s["cell"], s["line"]) for s in shown] == [("total", 2, 3), ("shout", 3, 1)]
+
+
+def test_a_crlf_notebook_keeps_its_line_endings_when_formatted(tmp_path: Path) -> None:
+    crlf = EDITED.replace("\n", "\r\n")
+    root = write(tmp_path / "crlf", {**CONFIG, "nb.ipynb": ""})
+    (root / "nb.ipynb").write_bytes(crlf.encode("utf-8"))
+    written = run("format", "--write", "nb.ipynb", cwd=root)
+    assert written.status == 0, written
+    after = (root / "nb.ipynb").read_bytes().decode("utf-8")
+    assert "\r\n" in after
+    assert "\n" not in after.replace("\r\n", "")  # no bare line feed was written
+    assert _outside_sources(after) == _outside_sources(crlf)
+    assert '"x = 3 * (2)\\n",\r\n' in after

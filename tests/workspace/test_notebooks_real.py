@@ -172,3 +172,45 @@ async def test_a_notebook_changed_on_disk_is_seen_cell_by_cell(project: Path) ->
     assert (5, 1, "F821") in codes  # a cell that came
     assert (4, 3, "F821") not in codes  # the line that went
     assert (2, 1, "F401") not in codes  # os is used now
+
+
+async def test_cell_magics_and_shell_lines_never_give_findings(tmp_path: Path) -> None:
+    find_server("ruff")
+    root = write(
+        tmp_path / "magic",
+        {
+            "ruff.toml": '[lint]\nselect = ["F"]\n',
+            "nb.ipynb": notebook(
+                ("markdown", "# counts in the numbering\n"),
+                ("code", "%%bash\nundefined_in_bash\n"),
+                ("code", "files = !ls\n!pip install nothing\nx = missing_one\n"),
+            ),
+        },
+    )
+    async with Workspace(root, servers=["ruff"]) as ws:
+        report = await ws.diagnostics()
+    # The %% cell is skipped whole; the shell lines are no Python; cell 3's line 3 is.
+    assert found(report) == [("nb.ipynb", 3, 3, 5, "F821")]
+
+
+async def test_a_server_that_does_not_announce_sync_gets_the_joined_document(
+    project: Path,
+) -> None:
+    """ruff behind a proxy that hides its notebookDocumentSync: the registry leaves the mode
+    to the server (notebooks unset), so the notebook goes as one joined document."""
+    import sys
+
+    ruff = find_server("ruff")
+    (project / "ruff.toml").write_text('[lint]\nselect = ["F"]\n', encoding="utf-8")
+    proxy = Path(__file__).with_name("hide_notebook_sync.py")
+    hidden = replace(
+        Registry.default().get("ruff"),
+        id="ruff-without-notebooks",
+        command=[sys.executable, str(proxy), ruff, "server"],
+        notebooks=None,
+    )
+    async with Workspace(project, servers=[hidden]) as ws:
+        report = await ws.diagnostics(["nb.ipynb"])
+        assert [mode for _view, mode in ws.used()[0].notebooks.values()] == ["joined"]
+    assert report.complete
+    assert found(report) == [("nb.ipynb", 2, 1, 8, "F401"), ("nb.ipynb", 4, 3, 1, "F821")]

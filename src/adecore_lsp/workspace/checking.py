@@ -157,17 +157,28 @@ async def _check(
             for handle in handles
             for tracked_uri in notebooks.tracked(handle, uri)
         )
+    pulled = {
+        handle: [u for h, u, _ in wanted if h is handle and notebooks.pulled_by_workspace(h, u)]
+        for handle in {h for h, _, _ in wanted}
+    }
+    # Only the documents the server answers pulls for now: one whose server may register
+    # pulls later (or never: jedi) is final by its pushes, and must not hold the wait.
+    answering = {
+        (handle, uri)
+        for handle, uris in pulled.items()
+        if (session := handle.live) is not None
+        for uri in uris
+        if session.supports("textDocument/diagnostic", uri)
+    }
+    first = _FirstRound(len(answering))
     pulls = [
         asyncio.ensure_future(
-            _pull_all(
-                handle,
-                [u for h, u, _ in wanted if h is handle and notebooks.pulled_by_workspace(h, u)],
-                deadline,
-            )
+            _pull_all(handle, uris, deadline, first, {u for h, u in answering if h is handle})
         )
-        for handle in {h for h, _, _ in wanted}
+        for handle, uris in pulled.items()
     ]
     try:
+        await first.wait(deadline)
         await _wait_final(ws, wanted, deadline)
         # Every status is read at the moment the wait ended, before anything else can
         # arrive (the pulls end after this, and may be answered meanwhile).
@@ -209,17 +220,54 @@ async def _check(
             statuses[shown] = FileStatus(False, "timeout")
 
 
-async def _pull_all(handle: ServerHandle, uris: list[str], deadline: float) -> None:
+class _FirstRound:
+    """Counts the documents whose first pull has not ended: until they all have, a wait for
+    final diagnostics has nothing to look at (a pulled document is final when its answer
+    comes), so it sleeps once instead of looking again at every answer."""
+
+    def __init__(self, count: int) -> None:
+        self.left = count
+        self.ended = asyncio.Event()
+        if count == 0:
+            self.ended.set()
+
+    def one_ended(self) -> None:
+        self.left -= 1
+        if self.left <= 0:
+            self.ended.set()
+
+    async def wait(self, deadline: float) -> None:
+        left = deadline - time.monotonic()
+        if left > 0 and not self.ended.is_set():
+            try:
+                await asyncio.wait_for(self.ended.wait(), left)
+            except asyncio.TimeoutError:
+                pass
+
+
+async def _pull_all(
+    handle: ServerHandle,
+    uris: list[str],
+    deadline: float,
+    first: _FirstRound,
+    counted: set[str],
+) -> None:
     """Pull the documents of a server that answers pulls, a few at a time; pulled again
     when the server asks for it (``workspace/diagnostic/refresh``) before the wait ends."""
     limit = asyncio.Semaphore(PULLS_AT_ONCE)
 
     async def pull(uri: str) -> None:
+        first_pull = uri in counted
         while True:
             refreshes = handle.refreshes
-            async with limit:
-                if not await _pull_one(handle, uri, deadline):
-                    return
+            try:
+                async with limit:
+                    if not await _pull_one(handle, uri, deadline):
+                        return
+            finally:
+                if first_pull:
+                    first_pull = False
+                    first.one_ended()
             # Until the wait ends (which cancels this), a refresh asks for it again.
             while handle.refreshes == refreshes:
                 left = deadline - time.monotonic()

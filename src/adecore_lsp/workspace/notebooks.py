@@ -207,18 +207,16 @@ def open_in(handle: ServerHandle, session: LspSession, view: NotebookView) -> No
             session.notify("notebookDocument/didClose", sync.close(view.uri))
         encoding = session.position_encoding or "utf-16"
         session.notify("notebookDocument/didOpen", sync.open(view.uri, JUPYTER, cells, encoding))
+    # By pull where the server's cell pulls are real, else by its pushes (the cells are
+    # alike: asked once for the notebook).
+    pulls = bool(cells) and handle.spec.notebook_cell_pulls
+    pulls = pulls and session.supports("textDocument/diagnostic", cells[0].uri)
+    now = time.monotonic()
     for cell in cells:
-        expect_cell(handle, session, cell.uri)
+        handle.finality.expect(
+            cell.uri, session.documents[cell.uri].version, now, "pull" if pulls else "push"
+        )
     return mode
-
-
-def expect_cell(handle: ServerHandle, session: LspSession, uri: str) -> None:
-    """Expect final diagnostics of a cell: by pull where the server's cell pulls are real,
-    else by its pushes."""
-    pulls = handle.spec.notebook_cell_pulls and session.supports("textDocument/diagnostic", uri)
-    handle.finality.expect(
-        uri, session.documents[uri].version, time.monotonic(), "pull" if pulls else "push"
-    )
 
 
 def close_in(handle: ServerHandle, uri: str) -> None:

@@ -204,6 +204,8 @@ class Workspace:
         """The open notebooks by URI, as their servers have them."""
         self._notebooks_in_root: bool | None = None
         self._cell_texts: dict[str, str] = {}
+        self._notebook_parts: dict[str, NotebookView] = {}
+        """Each open notebook by the URIs of its cells and of its joined document."""
         """The text behind each cell URI and joined-document URI of an open notebook."""
         self.texts = Texts(self._current_text)
         self._closed = False
@@ -484,12 +486,7 @@ class Workspace:
         joined document), else ``None``."""
         if isinstance(path_or_uri, str) and ":" in path_or_uri[:30]:
             found = self._notebooks.get(path_or_uri)
-            if found is not None:
-                return found
-            for view in self._notebooks.values():
-                if path_or_uri in view.cells_by_uri or path_or_uri == view.joined_uri:
-                    return view
-            return None
+            return found if found is not None else self._notebook_parts.get(path_or_uri)
         return self._notebooks.get(self.paths.uri(self.paths.absolute(path_or_uri)))
 
     def file(self, path: str | os.PathLike[str]) -> Path:
@@ -525,6 +522,7 @@ class Workspace:
                 self._forget_cells(uri)
                 self._notebooks[uri] = view
                 self._cell_texts.update(view.texts())
+                self._notebook_parts.update(dict.fromkeys(view.texts(), view))
             # A notebook is of its kernel's language: an R notebook is no Python server's.
             handles = [h for h in handles if takes_language(h.spec, view.notebook.language)]
         sessions = await asyncio.gather(*(handle.session() for handle in handles))
@@ -566,6 +564,7 @@ class Workspace:
         if view is not None:
             for known in view.texts():
                 self._cell_texts.pop(known, None)
+                self._notebook_parts.pop(known, None)
                 self.texts.forget(known)
 
     @_when_open
