@@ -131,15 +131,60 @@ def test_what_cannot_be_done_is_said() -> None:
     sync.open(NB, JUPYTER, cells(), "utf-8")
     with pytest.raises(ValueError, match="already open"):
         sync.open(NB, JUPYTER, cells(), "utf-8")
-    with pytest.raises(ValueError, match=r"cells of .* changed"):
-        sync.change(NB, cells()[:1])
     other = NotebookSync(sync.store)
     with pytest.raises(ValueError, match=r"cell .* is already open"):
-        other.open("file:///work/other.ipynb", JUPYTER, cells(), "utf-8")
+        other.open("file:///work/other.ipynb", JUPYTER, cells()[:1], "utf-8")
+    other.open("file:///work/other.ipynb", JUPYTER, [CellText("x:o#1", "python", "")], "utf-8")
+    with pytest.raises(ValueError, match=r"cell x:o#1 is already open"):
+        sync.change(NB, [*cells(), CellText("x:o#1", "python", "")])
     # A cell closed on its own (a restart's bookkeeping) does not stop the notebook's close.
     sync.store.close(CELL1)
     assert sync.close(NB)["cellTextDocuments"] == [{"uri": CELL1}, {"uri": CELL2}]
     assert sync.open(NB, JUPYTER, [], "utf-8")["notebookDocument"]["cells"] == []
+
+
+def test_cells_that_come_go_and_change_in_one_did_change() -> None:
+    store = DocumentStore()
+    sync = NotebookSync(store)
+    sync.open(NB, JUPYTER, cells(), "utf-16")
+    third = "vscode-notebook-cell:/work/nb.ipynb#cell4"
+    changed = sync.change(
+        NB,
+        [CellText(CELL2, "python", "print(1)\n"), CellText(third, "python", "x = 2\n")],
+        "utf-16",
+    )
+    assert changed == {
+        "notebookDocument": {"uri": NB, "version": 2},
+        "change": {
+            "cells": {
+                "structure": {
+                    "array": {
+                        "start": 0,
+                        "deleteCount": 2,
+                        "cells": [{"kind": 2, "document": CELL2}, {"kind": 2, "document": third}],
+                    },
+                    "didOpen": [
+                        {"uri": third, "languageId": "python", "version": 1, "text": "x = 2\n"}
+                    ],
+                    "didClose": [{"uri": CELL1}],
+                },
+                "textContent": [
+                    {"document": {"uri": CELL2, "version": 2}, "changes": [{"text": "print(1)\n"}]}
+                ],
+            }
+        },
+    }
+    assert CELL1 not in store
+    assert store[third].text == "x = 2\n"
+    assert sync.cells_of(NB) == [CELL2, third]
+    # Moved, with no text changed: the structure alone.
+    moved = sync.change(
+        NB,
+        [CellText(third, "python", "x = 2\n"), CellText(CELL2, "python", "print(1)\n")],
+    )
+    assert moved is not None
+    assert "textContent" not in moved["change"]["cells"]
+    assert moved["change"]["cells"]["structure"]["didOpen"] == []
 
 
 def test_the_raw_line_of_each_source_line() -> None:

@@ -18,6 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..errors import LspError
 from ..protocol.documents.documents import DocumentStore
 from ..protocol.documents.notebook_sync import JUPYTER, CellText, NotebookSync, sync_options
 from ..protocol.documents.notebooks import (
@@ -196,16 +197,18 @@ def open_in(handle: ServerHandle, session: LspSession, view: NotebookView) -> No
         return mode
     sync = _sync_of(handle, session)
     cells = view.cell_texts(handle.spec.ipython)
-    if view.uri in sync.notebooks and sync.cells_of(view.uri) == [c.uri for c in cells]:
-        params = sync.change(view.uri, cells)
+    encoding = session.position_encoding or "utf-16"
+    if view.uri in sync.notebooks:
+        # Cell texts changed, and cells came or went: one didChange says both.
+        before = sync.cells_of(view.uri)
+        params = sync.change(view.uri, cells, encoding)
+        for gone in set(before) - {cell.uri for cell in cells}:
+            handle.finality.closed(gone)
         if params is None and known is not None:
             return mode
         if params is not None:
             session.notify("notebookDocument/didChange", params)
     else:
-        if view.uri in sync.notebooks:
-            session.notify("notebookDocument/didClose", sync.close(view.uri))
-        encoding = session.position_encoding or "utf-16"
         session.notify("notebookDocument/didOpen", sync.open(view.uri, JUPYTER, cells, encoding))
     # By pull where the server's cell pulls are real, else by its pushes (the cells are
     # alike: asked once for the notebook).
@@ -239,6 +242,19 @@ def close_in(handle: ServerHandle, uri: str) -> None:
         and uri in current[1].notebooks
     ):
         session.notify("notebookDocument/didClose", current[1].close(uri))
+
+
+def say_closed(handle: ServerHandle, session: LspSession) -> None:
+    """Before a server stops: close its notebooks as notebooks (their cells leave the
+    session's documents with them), keeping what the handle knows to open them again."""
+    current = handle.notebook_sync
+    if current is None or current[0] is not session:
+        return
+    for uri in list(current[1].notebooks):
+        try:
+            session.notify("notebookDocument/didClose", current[1].close(uri))
+        except LspError:
+            return  # the connection is gone: nothing more can be sent
 
 
 def reopen(handle: ServerHandle, session: LspSession) -> None:

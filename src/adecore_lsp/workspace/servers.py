@@ -491,6 +491,10 @@ class ServerHandle:
         if starting is not None:
             await asyncio.wait((starting,))
         session, process = self.live, self.process
+        if session is not None and self.notebook_sync is not None:
+            from .notebooks import say_closed
+
+            say_closed(self, session)  # notebookDocument/didClose, not one didClose a cell
         self.live = None
         self.process = None
         if session is not None:

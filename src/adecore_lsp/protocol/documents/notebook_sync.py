@@ -157,19 +157,28 @@ class NotebookSync:
             "cellTextDocuments": [_item(document) for document in documents],
         }
 
-    def change(self, uri: str, cells: Sequence[CellText]) -> dict[str, Any] | None:
-        """Bring the cells' texts up to date; the ``notebookDocument/didChange`` params, or
-        ``None`` when nothing changed. The cells must be the notebook's own (same URIs in
-        the same order): a notebook whose cells came or went is closed and opened again.
+    def change(
+        self, uri: str, cells: Sequence[CellText], encoding: str = "utf-16"
+    ) -> dict[str, Any] | None:
+        """Bring the notebook to ``cells``; the ``notebookDocument/didChange`` params, or
+        ``None`` when nothing changed. Cells kept (by URI) that changed are text changes;
+        when cells came, went or moved, the change also carries the new cell array (the
+        whole of it replaced), the new cells' documents opened and the gone ones closed.
 
         Raises:
-            ValueError: the notebook is not open, or its cells are not these.
+            ValueError: the notebook is not open, or a new cell's URI is open already
+                elsewhere.
         """
         opened = self._open(uri)
-        if [cell.uri for cell in cells] != opened.cells:
-            raise ValueError(f"the cells of {uri} changed: close the notebook and open it again")
+        new_uris = [cell.uri for cell in cells]
+        kept = set(opened.cells) & set(new_uris)
+        for cell in cells:
+            if cell.uri not in kept and cell.uri in self.store:
+                raise ValueError(f"the cell {cell.uri} is already open")
         changed = []
         for cell in cells:
+            if cell.uri not in kept:
+                continue
             document, sent = self.store.change(cell.uri, cell.text, sync_kind=1)
             if sent:
                 changed.append(
@@ -178,12 +187,34 @@ class NotebookSync:
                         "changes": [{"text": cell.text}],
                     }
                 )
-        if not changed:
+        change: dict[str, Any] = {}
+        if new_uris != opened.cells:
+            gone = [old for old in opened.cells if old not in kept]
+            for old in gone:
+                self.store.close(old)
+            came = [
+                self.store.open(new.uri, new.language_id, new.text, encoding)
+                for new in cells
+                if new.uri not in kept
+            ]
+            change["structure"] = {
+                "array": {
+                    "start": 0,
+                    "deleteCount": len(opened.cells),
+                    "cells": [{"kind": CODE_CELL, "document": new} for new in new_uris],
+                },
+                "didOpen": [_item(document) for document in came],
+                "didClose": [{"uri": old} for old in gone],
+            }
+            opened.cells = new_uris
+        if changed:
+            change["textContent"] = changed
+        if not change:
             return None
         opened.version += 1
         return {
             "notebookDocument": {"uri": uri, "version": opened.version},
-            "change": {"cells": {"textContent": changed}},
+            "change": {"cells": change},
         }
 
     def save(self, uri: str) -> dict[str, Any]:
