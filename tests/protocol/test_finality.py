@@ -451,3 +451,27 @@ def test_other_files_changing_makes_every_answer_wait_again() -> None:
     assert finality.status(B, 2.2 + SETTLE).items == [Z]
     finality.pulled(A, 1, [Y], 2.4)
     assert finality.status(A, 2.5) == FinalityStatus(True, [Y], False, None)
+
+
+def test_a_final_push_is_final_at_once_for_its_version() -> None:
+    """ruff pushes each notebook cell's whole report once it has linted the notebook: in
+    ``push_final`` mode a versioned push for the current version is final at once."""
+    finality = DiagnosticsFinality(SETTLE)
+    finality.expect(A, 1, 0.0, "push_final")
+    assert not finality.status(A, 0.1).final  # nothing yet: never read as clean
+    finality.pushed(A, 1, [X], 0.2)
+    assert finality.status(A, 0.2) == FinalityStatus(True, [X], False, None)
+    finality.expect(A, 2, 0.3, "push_final")
+    finality.pushed(A, 1, [Y], 0.4)  # about the old text: it counts for nothing
+    assert not finality.status(A, 0.5).final
+    finality.pushed(A, 2, [Z], 0.6)
+    assert finality.status(A, 0.6).final
+    # Other files changed after it: the push waits a settle window, or the next report.
+    finality.others_changed(1.0)
+    assert finality.status(A, 1.0) == FinalityStatus(False, [Z], False, 1.0 + SETTLE)
+    finality.pushed(A, 2, [X], 1.1)
+    assert finality.status(A, 1.1) == FinalityStatus(True, [X], False, None)
+    # An unversioned push is not a final one: its window is waited for.
+    finality.expect(B, 1, 2.0, "push_final")
+    finality.pushed(B, None, [Y], 2.1)
+    assert finality.status(B, 2.1) == FinalityStatus(False, [Y], False, 2.1 + SETTLE)

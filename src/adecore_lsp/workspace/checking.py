@@ -320,7 +320,7 @@ async def _wait_final(
     settle window.
     """
     waiting = [(handle, uri, path) for handle, uri, path in wanted]
-    probes: dict[tuple[int, str, int], asyncio.Task[None]] = {}
+    probes: dict[tuple[int, str, int], asyncio.Future[object]] = {}
     try:
         while True:
             now = time.monotonic()
@@ -335,15 +335,22 @@ async def _wait_final(
                 still.append((handle, uri, path))
                 if status.recheck_at is not None and status.recheck_at < wake:
                     wake = status.recheck_at
+                late_pull = notebooks.pulled_when_silent(handle, uri)
                 silent = (
-                    handle.finality.silent_since(uri) if handle.spec.diagnostics_probe else None
+                    handle.finality.silent_since(uri)
+                    if handle.spec.diagnostics_probe or late_pull
+                    else None
                 )
                 if silent is not None:
                     version, since = silent
                     ask_at = since + handle.spec.settle
                     key = (id(handle), uri, version)
                     if now >= ask_at and key not in probes:
-                        probes[key] = asyncio.ensure_future(_probe(handle, uri, path, version))
+                        probes[key] = asyncio.ensure_future(
+                            _pull_one(handle, uri, deadline)
+                            if late_pull
+                            else _probe(handle, uri, path, version)
+                        )
                     elif ask_at < wake:
                         wake = ask_at
             waiting = still

@@ -32,6 +32,7 @@ from ..protocol.documents.notebooks import (
 )
 from ..protocol.documents.positions import LineIndex
 from ..protocol.documents.uris import uri_to_path
+from ..protocol.workspace.finality import Mode
 from .model import Diagnostic, Location
 from .registry import NOTEBOOK_SUFFIX, ServerSpec
 
@@ -211,14 +212,16 @@ def open_in(handle: ServerHandle, session: LspSession, view: NotebookView) -> No
     else:
         session.notify("notebookDocument/didOpen", sync.open(view.uri, JUPYTER, cells, encoding))
     # By pull where the server's cell pulls are real, else by its pushes (the cells are
-    # alike: asked once for the notebook).
+    # alike: asked once for the notebook); a server whose cell pushes are whole reports
+    # (ruff) is taken at its pushes.
     pulls = bool(cells) and handle.spec.notebook_cell_pulls
     pulls = pulls and session.supports("textDocument/diagnostic", cells[0].uri)
+    kind: Mode = "pull" if pulls else "push"
+    if handle.spec.notebook_cell_pushes_final:
+        kind = "push_final"
     now = time.monotonic()
     for cell in cells:
-        handle.finality.expect(
-            cell.uri, session.documents[cell.uri].version, now, "pull" if pulls else "push"
-        )
+        handle.finality.expect(cell.uri, session.documents[cell.uri].version, now, kind)
     return mode
 
 
@@ -274,10 +277,24 @@ def tracked(handle: ServerHandle, uri: str) -> list[str]:
     return [view.joined_uri] if mode == "joined" else list(view.cell_uris.values())
 
 
+def is_cell(uri: str) -> bool:
+    """Whether ``uri`` names a notebook's cell (as the workspace names them)."""
+    return uri.startswith(CELL_SCHEME + ":")
+
+
 def pulled_by_workspace(handle: ServerHandle, uri: str) -> bool:
-    """Whether the workspace pulls this URI's diagnostics from this server (a cell of a
-    server whose cell pulls are empty is left to its pushes)."""
-    return handle.spec.notebook_cell_pulls or not uri.startswith(CELL_SCHEME + ":")
+    """Whether the workspace pulls this URI's diagnostics from this server: a cell of a
+    server whose cell pulls are empty, or whose cell pushes are final, is left to its
+    pushes."""
+    spec = handle.spec
+    return not is_cell(uri) or (spec.notebook_cell_pulls and not spec.notebook_cell_pushes_final)
+
+
+def pulled_when_silent(handle: ServerHandle, uri: str) -> bool:
+    """Whether a cell taken at the server's final pushes is pulled after all when the
+    server stays silent about it for its settle window (never read as clean)."""
+    spec = handle.spec
+    return is_cell(uri) and spec.notebook_cell_pushes_final and spec.notebook_cell_pulls
 
 
 def notebook_of(ws: Workspace, path: str) -> NotebookView | None:

@@ -39,6 +39,7 @@ _BOOL_FIELDS = (
     "empty_configuration",
     "settings_at_start",
     "notebook_cell_pulls",
+    "notebook_cell_pushes_final",
     "ipython",
 )
 NOTEBOOK_MODES = ("sync", "joined")
@@ -105,6 +106,10 @@ class ServerSpec:
     notebook_cell_pulls: bool = True
     """Whether the server's pull answers for notebook cells are real (basedpyright answers
     cell pulls with empty reports: its cells' diagnostics are taken from its pushes)."""
+    notebook_cell_pushes_final: bool = False
+    """Whether the server pushes each notebook cell's whole report, versioned, once it has
+    analysed the notebook (ruff): such a push is final at once, and cells are pulled only
+    when one stays silent (a pull of one cell makes ruff lint the whole notebook again)."""
     ipython: bool = True
     """Whether the server reads IPython-only lines (``%magic``, ``!cmd``) in a cell; one that
     does not gets them blank."""

@@ -11,6 +11,10 @@ a server reports needs its own rule (``workspace-api.md``, "Diagnostics that are
   restarts the window and replaces the items (pyrefly repeats each report three times within
   a few ms; basedpyright has sent an empty report first and the real one later, with the same
   version).
+- **final push** (``push_final``, registry data for servers measured to push each document's
+  whole report once they have analysed it, as ruff does for notebook cells): a versioned
+  report for the current version is final at once, unless other files changed after it
+  came (then the versioned-push rule applies until the next report).
 - **unversioned push**: the first report after the open or change, then ``settle`` seconds
   with no further report; a later report restarts the window and replaces the items. Progress
   does not hold it up (zuban, ccls, fortls, tsls, yaml and json push unversioned).
@@ -64,10 +68,11 @@ from typing import Any, Literal
 # Internal to the library: nothing here is public API (the workspace layer wraps it).
 __all__: list[str] = []
 
-Mode = Literal["pull", "push"]
-"""How the server delivers a document's diagnostics."""
+Mode = Literal["pull", "push", "push_final"]
+"""How the server delivers a document's diagnostics (``push_final``: each versioned push
+for the current version is the server's whole answer, final at once)."""
 
-MODES: tuple[Mode, ...] = ("pull", "push")
+MODES: tuple[Mode, ...] = ("pull", "push", "push_final")
 
 
 @dataclass(frozen=True)
@@ -185,7 +190,9 @@ class DiagnosticsFinality:
             ValueError: ``mode`` is not ``"pull"`` or ``"push"``.
         """
         if mode not in MODES:
-            raise ValueError(f'unknown diagnostics mode {mode!r}; expected "pull" or "push"')
+            raise ValueError(
+                f'unknown diagnostics mode {mode!r}; expected "pull", "push" or "push_final"'
+            )
         document = self._documents.get(uri)
         if document is None:
             self._documents[uri] = _Document(version, mode, expected_at=now)
@@ -320,6 +327,12 @@ class DiagnosticsFinality:
         if document.mode == "pull":
             # Pushes alone never make a pull-mode document final: its pull answer does.
             return FinalityStatus(False, current, False, None)
+        if (
+            document.mode == "push_final"
+            and document.versioned
+            and document.pushed_at >= self._changed_at
+        ):
+            return FinalityStatus(True, current, False, None)
         start = max(document.pushed_at, self._changed_at)
         if document.versioned:
             if self._progress:
