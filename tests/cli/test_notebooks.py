@@ -226,3 +226,20 @@ def test_a_crlf_notebook_keeps_its_line_endings_when_formatted(tmp_path: Path) -
     assert "\n" not in after.replace("\r\n", "")  # no bare line feed was written
     assert _outside_sources(after) == _outside_sources(crlf)
     assert '"x = 3 * (2)\\n",\r\n' in after
+
+
+def test_a_baseline_never_matches_a_finding_of_another_cell() -> None:
+    from adecore_lsp.cli import reports
+    from adecore_lsp.workspace.model import Diagnostic
+
+    def finding(cell: int | None) -> Diagnostic:
+        return Diagnostic(
+            "nb.ipynb", 1, 8, 1, 10, "warning", "`os` unused", "Ruff", "F401", "ruff", cell=cell
+        )
+
+    saved = {"diagnostics": [json.loads(json.dumps(reports.json_items([finding(2)])[0]))]}
+    assert reports.without_baseline([finding(2)], saved) == []
+    assert reports.without_baseline([finding(3)], saved) == [finding(3)]
+    # A baseline saved before cells were reported holds no "cell": plain files still match.
+    old = {"diagnostics": [{k: v for k, v in saved["diagnostics"][0].items() if k != "cell"}]}
+    assert reports.without_baseline([finding(None)], old) == []

@@ -64,6 +64,29 @@ async def test_targets_in_cells_and_answers_in_cells(project: Path, mode: str) -
     assert "--- a/nb.ipynb (cell 4)" in plan.diff
 
 
+async def test_a_written_notebook_is_said_saved_to_a_server_that_asks(
+    project: Path, tmp_path: Path
+) -> None:
+    """basedpyright asks for saves (``save: true``): after the rename is written, it hears
+    notebookDocument/didSave, and the notebook's cells as they now are."""
+    import json
+
+    trace = tmp_path / "trace.jsonl"
+    async with Workspace(project, servers=["basedpyright"], trace=str(trace)) as ws:
+        plan = await ws.rename("nb.ipynb#shout", "yell")
+        await ws.apply(plan)
+        (place,) = await ws.definition("nb.ipynb:cell 4:1:7")
+    assert (place.cell, place.line) == (3, 1)
+    sent = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
+    methods = [
+        (record.get("message") or {}).get("method")
+        for record in sent
+        if record.get("direction") == "send"
+    ]
+    assert "notebookDocument/didSave" in methods
+    assert methods.index("notebookDocument/didChange") < methods.index("notebookDocument/didSave")
+
+
 async def test_wrong_targets_in_notebooks_say_why(project: Path) -> None:
     async with Workspace(project, servers=["basedpyright"]) as ws:
         with pytest.raises(ValueError, match=r"names its cell: nb\.ipynb:cell N:LINE"):

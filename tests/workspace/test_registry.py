@@ -185,6 +185,27 @@ def test_python_servers_come_type_checkers_first_and_jedi_last(
             make_executable(path_dir, spec.command[0])
     assert ids(registry.for_path("a.py")) == PYTHON_ORDER
     assert ids(registry.for_path("pkg/stub.pyi")) == PYTHON_ORDER
+    # A notebook is Python's (its kernel's language is read when it is opened).
+    assert ids(registry.for_path("analysis.ipynb")) == PYTHON_ORDER
+    assert registry.get("ruff").language_id("analysis.ipynb") == "python"
+    assert registry.get("clangd").language_id("analysis.ipynb") is None
+    assert registry.get("ruff").language_id(".ipynb") is None
+
+
+def test_how_each_server_takes_notebooks_is_data(registry: Registry) -> None:
+    """Measured per server: sync or joined, cell pulls and pushes, IPython lines."""
+    table = {
+        spec.id: (spec.notebooks, spec.notebook_cell_pulls, spec.ipython)
+        for spec in registry
+        if spec.language_id("x.ipynb")
+    }
+    assert table["ruff"] == ("sync", True, True)
+    assert registry.get("ruff").notebook_cell_pushes_final
+    assert table["basedpyright"] == ("sync", False, True)
+    assert table["pyright"][0] == "joined"
+    assert all(table[name][2] is False for name in ("jedi-language-server", "pylsp", "zuban"))
+    with pytest.raises(ValueError, match="notebooks"):
+        ServerSpec(id="x", command=["x"], notebooks="sometimes")
 
 
 def test_installed_servers_come_first_each_group_in_order(

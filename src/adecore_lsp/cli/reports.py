@@ -29,8 +29,8 @@ def shown(items: Iterable[Diagnostic], min_severity: str) -> list[Diagnostic]:
 
 def without_baseline(items: list[Diagnostic], baseline: Any) -> list[Diagnostic]:
     """The findings a saved ``--format json`` output lacks; lines that moved are forgiven
-    (a finding matches one of the baseline with the same path, server, code, severity and
-    message, one for one, wherever its line)."""
+    (a finding matches one of the baseline with the same path, notebook cell, server, code,
+    severity and message, one for one, wherever its line)."""
     if not isinstance(baseline, Mapping) or not isinstance(baseline.get("diagnostics"), list):
         raise ValueError("the baseline is not the output of `adecore-lsp check --format json`")
     counts: dict[tuple[Any, ...], int] = {}
@@ -38,6 +38,7 @@ def without_baseline(items: list[Diagnostic], baseline: Any) -> list[Diagnostic]
         if isinstance(old, Mapping):
             key = _key(
                 old.get("path"),
+                old.get("cell"),
                 old.get("server"),
                 old.get("code"),
                 old.get("severity"),
@@ -46,7 +47,7 @@ def without_baseline(items: list[Diagnostic], baseline: Any) -> list[Diagnostic]
             counts[key] = counts.get(key, 0) + 1
     fresh = []
     for item in items:
-        key = _key(item.path, item.server, item.code, item.severity, item.message)
+        key = _key(item.path, item.cell, item.server, item.code, item.severity, item.message)
         if counts.get(key, 0):
             counts[key] -= 1
         else:

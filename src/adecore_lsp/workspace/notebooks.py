@@ -247,6 +247,24 @@ def close_in(handle: ServerHandle, uri: str) -> None:
         session.notify("notebookDocument/didClose", current[1].close(uri))
 
 
+def say_saved(handle: ServerHandle, session: LspSession, view: NotebookView) -> None:
+    """After the workspace wrote a notebook: ``notebookDocument/didSave`` to a server that
+    has it cell by cell and asked for saves (basedpyright's ``save: true``)."""
+    known = handle.notebooks.get(view.uri)
+    current = handle.notebook_sync
+    if known is None or known[1] != "sync" or current is None or current[0] is not session:
+        return
+    options = sync_options(
+        session.server_capabilities.get("notebookDocumentSync"),
+        session.registrations("notebookDocument/sync"),
+        JUPYTER,
+        view.uri,
+        view.notebook.language,
+    )
+    if options is not None and options.get("save") is True and view.uri in current[1].notebooks:
+        session.notify("notebookDocument/didSave", current[1].save(view.uri))
+
+
 def say_closed(handle: ServerHandle, session: LspSession) -> None:
     """Before a server stops: close its notebooks as notebooks (their cells leave the
     session's documents with them), keeping what the handle knows to open them again."""

@@ -54,6 +54,7 @@ from .notebooks import (
     is_notebook,
     open_in,
     place_for,
+    say_saved,
     takes_language,
     view_of,
 )
@@ -579,10 +580,16 @@ class Workspace:
 
     @_when_open
     async def adopt(self, path: Path, text: str) -> None:
-        """Take ``text`` as what ``path`` now holds on disk, and send it to its servers."""
+        """Take ``text`` as what ``path`` now holds on disk, and send it to its servers (a
+        notebook's servers that ask for saves hear that it was saved)."""
         uri = self.paths.uri(path)
         self._open[uri] = OpenFile(path, text, DiskState.of(path))
-        await self._send(path, uri, text)
+        handles = await self._send(path, uri, text)
+        view = self._notebooks.get(uri)
+        if view is not None:
+            for handle in handles:
+                if handle.live is not None:
+                    say_saved(handle, handle.live, view)
 
     @_when_open
     async def sync_disk(self) -> None:
