@@ -30,7 +30,7 @@ from .delta import delta_of
 from .files import read_text
 from .model import AppliedPlan, EditPlan, FileEdit, FileOperation
 from .navigation import target_offset
-from .notebook_editing import fix_notebook, format_notebook
+from .notebook_editing import fix_notebook, format_notebook, kind_matches, take_action
 from .notebooks import cell_diff, is_notebook, notebook_of_uri
 from .outlines import prepare_whole
 
@@ -175,11 +175,6 @@ async def fix(ws: Workspace, paths: Paths, only: str) -> EditPlan:
     return make_plan(ws, edits)
 
 
-def _kind_matches(kind: str, only: str) -> bool:
-    """Whether a code action kind is ``only`` or one of its children (``source.fixAll.ruff``)."""
-    return kind == only or kind.startswith(only + ".")
-
-
 def _may_offer(session: LspSession, only: str) -> bool:
     """Whether the server's ``codeActionKinds`` (when it declares any) cover ``only``: a
     server that names its kinds and none of them is ``only`` (basedpyright's quick fixes
@@ -189,15 +184,14 @@ def _may_offer(session: LspSession, only: str) -> bool:
     if not isinstance(kinds, list):
         return True
     return any(
-        isinstance(kind, str) and (_kind_matches(kind, only) or _kind_matches(only, kind))
+        isinstance(kind, str) and (kind_matches(kind, only) or kind_matches(only, kind))
         for kind in kinds
     )
 
 
 async def _fix_one(ws: Workspace, path: Path, only: str) -> list[tuple[Any, str]]:
     """The edit of the fix-all action of ``only`` of the first server of ``path`` that offers
-    one: its own edit (resolved where it comes without), or the ``workspace/applyEdit`` its
-    command makes the server send (which :meth:`Workspace.collecting` takes)."""
+    one (see :func:`take_action`)."""
 
     async def offered(session: LspSession, uri: str) -> list[Any]:
         if not _may_offer(session, only):
@@ -205,24 +199,12 @@ async def _fix_one(ws: Workspace, path: Path, only: str) -> list[tuple[Any, str]
         actions = await session.code_actions(
             uri, (0, len(session.documents[uri].text)), only=[only], diagnostics=[]
         )
-        return [a for a in actions if _kind_matches(a.get("kind") or "", only)]
+        return [a for a in actions if kind_matches(a.get("kind") or "", only)]
 
     handle, session, actions = await ws.first_answer(
         path, "textDocument/codeAction", offered, non_empty=True
     )
-    for action in actions:
-        try:
-            if "edit" not in action and session.supports("codeAction/resolve", ws.paths.uri(path)):
-                action = await session.resolve_code_action(action)
-            if "edit" in action:
-                return [(action["edit"], _encoding(session))]
-            command = action.get("command")
-            if isinstance(command, dict) and isinstance(command.get("command"), str):
-                await session.execute_command(command["command"], command.get("arguments"))
-                return []
-        except LspError as error:
-            raise await handle.translate(error) from error
-    return []
+    return await take_action(handle, session, ws.paths.uri(path), actions, only) or []
 
 
 async def apply(ws: Workspace, plan: EditPlan, *, allow_outside: bool = False) -> AppliedPlan:

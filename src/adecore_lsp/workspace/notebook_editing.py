@@ -83,21 +83,20 @@ async def _nothing() -> None:
     return None
 
 
-def _matches(kind: object, only: str) -> bool:
+def kind_matches(kind: object, only: str) -> bool:
+    """Whether a code action kind is ``only`` or one of its children (``source.fixAll.ruff``)."""
     return isinstance(kind, str) and (kind == only or kind.startswith(only + "."))
 
 
-async def _action_edit(
-    handle: ServerHandle, session: LspSession, uri: str, only: str
+async def take_action(
+    handle: ServerHandle, session: LspSession, uri: str, actions: list[Any], only: str
 ) -> list[tuple[Any, str]] | None:
-    """The edit of the first ``only`` action offered for the whole of ``uri`` (resolved if it
-    comes without); ``[]`` when its command sent the edit itself; ``None`` when none."""
+    """The edit of the first ``only`` action of ``actions`` (resolved if it comes without);
+    ``[]`` when its command made the server send the edit itself (which
+    :meth:`Workspace.collecting` takes); ``None`` when there is no such action."""
     try:
-        actions = await session.code_actions(
-            uri, (0, len(session.documents[uri].text)), only=[only], diagnostics=[]
-        )
         for action in actions:
-            if not _matches(action.get("kind"), only):
+            if not kind_matches(action.get("kind"), only):
                 continue
             if "edit" not in action and session.supports("codeAction/resolve", uri):
                 action = await session.resolve_code_action(action)
@@ -110,6 +109,19 @@ async def _action_edit(
     except LspError as error:
         raise await handle.translate(error) from error
     return None
+
+
+async def _action_edit(
+    handle: ServerHandle, session: LspSession, uri: str, only: str
+) -> list[tuple[Any, str]] | None:
+    """:func:`take_action` of the ``only`` actions offered for the whole of ``uri``."""
+    try:
+        actions = await session.code_actions(
+            uri, (0, len(session.documents[uri].text)), only=[only], diagnostics=[]
+        )
+    except LspError as error:
+        raise await handle.translate(error) from error
+    return await take_action(handle, session, uri, actions, only)
 
 
 async def fix_notebook(ws: Workspace, path: Path, only: str) -> list[tuple[Any, str]]:

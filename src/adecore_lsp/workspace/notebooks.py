@@ -426,6 +426,8 @@ def located(
     from .units import Texts, location
 
     found = location(ws.paths, ws.texts, uri, lsp_range, encoding, raw)
+    if not ws._notebooks:
+        return found  # no notebook open: a plain place (a references list's usual case)
     view = ws.notebook(uri)
     if view is None:
         reference = parse_cell_uri(uri)

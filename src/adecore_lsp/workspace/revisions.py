@@ -72,6 +72,8 @@ def _git_bytes(top: Path, *args: str, config: Sequence[str] = ()) -> bytes:
                 "git",
                 "-c",
                 "core.hooksPath=/dev/null",
+                "-c",
+                "core.fsmonitor=false",  # a program a repository's config names: not run
                 *(f for item in config for f in ("-c", item)),
                 *args,
             ],
