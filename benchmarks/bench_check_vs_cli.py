@@ -18,7 +18,7 @@ Each pair runs in turns (ours, theirs, ours, ...); the figures are medians of wa
 time (the process and everything it started). Then the fixed cost of one ``check`` with
 ruff is taken apart: the interpreter's start, the imports, the server's start and handshake
 (a bare session that asks nothing), and the per-file work of the 650-file check beside
-ruff's own per-file CPU.
+ruff's own per-file CPU, and the per-file CPU of the client alone beside ruff's as its server.
 """
 
 from __future__ import annotations
@@ -70,6 +70,20 @@ async def main() -> None:
 
 asyncio.run(main())
 """
+
+SPLIT = """
+import resource, runpy, sys
+sys.argv = ["adecore-lsp", *sys.argv[1:]]
+try:
+    runpy.run_module("adecore_lsp", run_name="__main__")
+    code = 0
+except SystemExit as exit:
+    code = exit.code
+usage = resource.getrusage(resource.RUSAGE_SELF)
+sys.stderr.write(f"\\nclient-cpu {usage.ru_utime + usage.ru_stime}\\n")
+raise SystemExit(code)
+"""
+"""The command line, reporting its own CPU time apart from its servers'."""
 
 IMPORTS = (
     "import adecore_lsp.cli.local, adecore_lsp.cli.executor, adecore_lsp.cli.check, "
@@ -151,6 +165,23 @@ def run_timed(command: Sequence[str], cwd: Path) -> tuple[float, float]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
+
+
+def run_split(command: Sequence[str], cwd: Path) -> tuple[float, float]:
+    """CPU seconds of one run of the command line (``command`` its arguments): the client's
+    own, and its servers' (everything it waited for)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(
+        [sys.executable, "-c", SPLIT, *command],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    client = float(done.stderr.rsplit("client-cpu ", 1)[1].split()[0])
+    return client, total - client
 
 
 def paired(
@@ -258,7 +289,7 @@ def main() -> int:
     session_imports = median_wall([sys.executable, "-c", SESSION_IMPORTS])
     start = median_wall([sys.executable, "-c", BARE_START, str(sample), ruff])
     one, one_cpu, own_one, own_one_cpu = paired(
-        [*CLI, "check", "app.py", "--server", "ruff", "--quiet"],
+        [*CLI, "check", "app.py", "--server", "ruff", *quiet],
         [[ruff, "check", "--no-cache", "app.py"]],
         sample,
         times,
@@ -272,6 +303,18 @@ def main() -> int:
     )
     per_file = (whole_cpu - one_cpu) / (many - 1)
     own_per_file = (own_whole_cpu - own_one_cpu) / (many - 1)
+    # The same per-file work taken apart: the client's own CPU, and ruff's as a server.
+    check_one = ["check", "app.py", "--server", "ruff", *quiet]
+    check_all = ["check", "--server", "ruff", *quiet]
+    run_split(check_all, nx)  # warm the caches once
+    ones = [run_split(check_one, sample) for _ in range(times)]
+    alls = [run_split(check_all, nx) for _ in range(times)]
+    client_per_file = (
+        statistics.median(c for c, _ in alls) - statistics.median(c for c, _ in ones)
+    ) / (many - 1)
+    server_per_file = (
+        statistics.median(s for _, s in alls) - statistics.median(s for _, s in ones)
+    ) / (many - 1)
     print("the fixed cost of one check with ruff (sample_project/app.py), medians:")
     print(f"  the interpreter's start (python -c pass)   {interpreter * 1e3:6.0f} ms")
     print(f"  the imports of the command line            {(imports - interpreter) * 1e3:6.0f} ms")
@@ -281,6 +324,13 @@ def main() -> int:
     print(
         f"per-file CPU over {many} files (server and client together): ours "
         f"{per_file * 1e3:.2f} ms, ruff's own command line {own_per_file * 1e3:.2f} ms"
+    )
+    both = client_per_file + server_per_file
+    print(
+        f"  taken apart: the client {client_per_file * 1e3:.3f} ms, ruff as a server "
+        f"{server_per_file * 1e3:.3f} ms; client and server / the server alone "
+        f"{both / server_per_file:.2f}x (target <= 1.5x), / ruff's command line "
+        f"{both / own_per_file:.2f}x"
     )
     return 0
 

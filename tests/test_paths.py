@@ -6,8 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adecore_lsp import path_to_uri, uri_to_path
+from adecore_lsp.workspace.servers import canonical_uri
 
 
 @pytest.mark.parametrize(
@@ -47,3 +50,10 @@ def test_uris_that_name_no_local_file_are_refused(uri: str) -> None:
 def test_a_uri_must_be_a_string() -> None:
     with pytest.raises(TypeError):
         uri_to_path(Path("/a"))  # type: ignore[arg-type]
+
+
+@given(st.text(alphabet=st.sampled_from("/ab.+-_~[] %2F0é"), max_size=20))
+def test_one_spelling_per_file_whatever_the_server_sent(tail: str) -> None:
+    """canonical_uri gives what path_to_uri gives for the path a URI names, shortcut or not."""
+    uri = "file:///" + tail
+    assert canonical_uri(uri) == path_to_uri(uri_to_path(uri))

@@ -21,6 +21,8 @@ def path_to_uri(path: str | os.PathLike[str]) -> str:
     >>> path_to_uri("/home/me/my proj/+[x].py")
     'file:///home/me/my%20proj/%2B%5Bx%5D.py'
     """
+    if isinstance(path, Path) and path.is_absolute():
+        return path.as_uri()
     return Path(path).absolute().as_uri()
 
 

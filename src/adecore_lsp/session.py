@@ -11,6 +11,7 @@ application as an :class:`LspError` from the call, or through ``on_error``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
@@ -345,6 +346,13 @@ class LspSession(FeatureCalls):
             raise self._unusable_error()
         self._write_notification(method, params)
 
+    def held_writes(self) -> contextlib.AbstractContextManager[None]:
+        """A block whose messages go out in one write where the transport can do that (a
+        server's pipes): many notifications in a row, one system call. Messages keep their
+        order, and should the block wait for anything they go out meanwhile."""
+        hold = getattr(self._transport, "held_writes", None)
+        return contextlib.nullcontext() if hold is None else hold()
+
     def _write_notification(self, method: str, params: Any) -> None:
         try:
             self._transport.send(notification(method, params))
@@ -426,7 +434,10 @@ class LspSession(FeatureCalls):
     def _document_info(self, document: Document) -> DocumentInfo | None:
         if isinstance(document, str):
             # An open document's language counts for selectors that name one.
-            opened = self._sync.store.get(document)
+            known = self._sync.infos.get(document)
+            if known is not None:
+                return known
+            opened = self._sync.store.get(document)  # a notebook's cell
             return DocumentInfo(document, None if opened is None else opened.language_id)
         return None if document is None else as_document(document)
 
@@ -551,11 +562,12 @@ class LspSession(FeatureCalls):
         if self._initialize_task is not None and not self._initialize_task.done():
             await asyncio.wait([self._initialize_task])
         if self._state is _READY:
-            for uri in list(self._sync.store):
-                try:
-                    self.close_document(uri)
-                except LspError:
-                    break  # the connection is gone: nothing more can be sent
+            with self.held_writes():
+                for uri in list(self._sync.store):
+                    try:
+                        self.close_document(uri)
+                    except LspError:
+                        break  # the connection is gone: nothing more can be sent
             self._move(SessionEvent.SHUTDOWN)
             try:
                 await self._lifecycle_call("shutdown", None, self.options.shutdown_timeout)

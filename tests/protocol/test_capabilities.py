@@ -944,3 +944,68 @@ def test_lookups_are_remembered_and_forgotten_when_capabilities_change(
     assert registry.supports("textDocument/formatting", "file:///a.py")
     registry.unregister({"unregisterations": [{"id": "f", "method": "textDocument/formatting"}]})
     assert not registry.supports("textDocument/formatting", "file:///a.py")
+
+
+def test_answers_are_shared_by_a_language_until_a_selector_looks_at_uris() -> None:
+    """A check asks about a thousand files of one language: one answer serves them all,
+    but never where a selector's scheme or pattern tells two files of a language apart."""
+    registry = CapabilityRegistry()
+    registry.set_server_capabilities({"hoverProvider": True, "textDocumentSync": 1})
+    first = DocumentInfo("file:///ws/src/a.py", "python")
+    second = DocumentInfo("file:///ws/tests/b.py", "python")
+    assert registry.supports("textDocument/hover", first)
+    assert registry.supports("textDocument/hover", second)
+    assert registry.text_document_sync(first) is registry.text_document_sync(second)
+    # One answer per question, keyed by the language: none by either file's URI.
+    assert {key[1] for key in registry._found} == {"python"}
+    registry.register(
+        reg(
+            "src",
+            "textDocument/didOpen",
+            {"documentSelector": [{"language": "python", "pattern": "**/src/**"}]},
+        )
+    )
+    registry.unregister({"unregisterations": [{"id": "src", "method": "textDocument/didOpen"}]})
+    registry.set_server_capabilities(
+        {
+            "diagnosticProvider": {
+                "interFileDependencies": False,
+                "workspaceDiagnostics": False,
+                "documentSelector": [{"pattern": "**/src/**"}],
+            }
+        }
+    )
+    assert registry.supports("textDocument/diagnostic", first)
+    assert not registry.supports("textDocument/diagnostic", second)
+    registry.set_server_capabilities({})
+    registry.register(
+        reg("file", "textDocument/formatting", {"documentSelector": [{"scheme": "file"}]})
+    )
+    assert registry.supports("textDocument/formatting", first)
+    assert not registry.supports("textDocument/formatting", DocumentInfo("untitled:1", "python"))
+    registry.unregister({"unregisterations": [{"id": "file", "method": "textDocument/formatting"}]})
+    registry.register(
+        reg("py", "textDocument/formatting", {"documentSelector": [{"language": "python"}]})
+    )
+    assert registry.supports("textDocument/formatting", DocumentInfo("untitled:1", "python"))
+    assert not registry.supports("textDocument/formatting", DocumentInfo("file:///c.rs", "rust"))
+    assert registry._key("textDocument/formatting", first) == (
+        "textDocument/formatting",
+        "python",
+        None,
+    )
+
+
+def test_sync_options_follow_a_registration_scoped_by_pattern() -> None:
+    registry = CapabilityRegistry()
+    registry.register(
+        reg(
+            "open",
+            "textDocument/didOpen",
+            {"documentSelector": [{"language": "python", "pattern": "**/src/**"}]},
+        )
+    )
+    inside = DocumentInfo("file:///ws/src/a.py", "python")
+    outside = DocumentInfo("file:///ws/tests/b.py", "python")
+    assert registry.text_document_sync(inside).open_close
+    assert not registry.text_document_sync(outside).open_close

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adecore_lsp import ErrorCodes, LspError, LspSessionOptions
 from adecore_lsp.protocol.capabilities.capabilities import CapabilityRegistry
@@ -171,6 +174,13 @@ def test_an_initialize_result_is_accepted() -> None:
 )
 def test_uri_to_path(uri: str, windows: bool, path: str | None) -> None:
     assert uri_to_path(uri, windows=windows) == path
+
+
+@given(st.text(alphabet=st.sampled_from("/ab.+[]% 2F0?#\t\n\r:é~"), max_size=24))
+def test_a_plain_uri_gives_what_splitting_and_decoding_give(tail: str) -> None:
+    """The shortcut for a plain ``file:///`` URI agrees with urlsplit and unquote."""
+    uri = "file:///" + tail
+    assert uri_to_path(uri, windows=False) == unquote(urlsplit(uri).path)
 
 
 def test_folder_names() -> None:

@@ -202,6 +202,95 @@ async def test_a_server_exiting_cleanly_closes_with_none(spawn: Spawn) -> None:
     assert await asyncio.wait_for(server.wait(), GUARD) == 0
 
 
+class _CountedWrites:
+    """Counts the writes to a server's stdin pipe (each is one system call or more)."""
+
+    def __init__(self, transport: LspTransport) -> None:
+        assert isinstance(transport, _PipeTransport)
+        stdin = transport._stdin
+        assert stdin is not None
+        self.count = 0
+        write = stdin.write
+
+        def counted(data: bytes | bytearray | memoryview) -> None:
+            self.count += 1
+            write(data)
+
+        stdin.write = counted  # type: ignore[method-assign]
+
+
+async def test_held_writes_send_a_thousand_messages_in_one_write_in_order(spawn: Spawn) -> None:
+    """Within held_writes the messages go out together when the block ends, in order, and
+    what is sent after it follows them."""
+    server = await spawn("echo")
+    transport = server.transport
+    assert isinstance(transport, _PipeTransport)
+    writes = _CountedWrites(transport)
+    sent = [{"jsonrpc": "2.0", "method": "n", "params": {"n": n}} for n in range(1_001)]
+    arrived = collect(transport, len(sent))
+    with transport.held_writes():
+        for message in sent[:1_000]:
+            transport.send(message)
+        assert writes.count == 0
+    assert writes.count == 1
+    transport.send(sent[1_000])
+    assert await asyncio.wait_for(arrived, GUARD) == sent
+
+
+async def test_held_writes_go_out_in_pieces_of_a_bounded_size(spawn: Spawn) -> None:
+    """Megabytes of held messages (a batch of documents) go out a few hundred KiB at a time
+    rather than all joined at the end: a few writes, never a copy of everything at once."""
+    server = await spawn("echo")
+    transport = server.transport
+    assert isinstance(transport, _PipeTransport)
+    writes = _CountedWrites(transport)
+    sent = [
+        {"jsonrpc": "2.0", "method": "n", "params": {"n": n, "text": "x" * 10_000}}
+        for n in range(200)
+    ]
+    arrived = collect(transport, len(sent))
+    with transport.held_writes():
+        for message in sent:
+            transport.send(message)
+        pieces = writes.count
+    assert 5 <= pieces <= 10  # 2 MB in pieces of HELD_BYTES (256 KiB)
+    assert await asyncio.wait_for(arrived, GUARD) == sent
+
+
+async def test_a_block_holding_writes_that_waits_for_an_answer_gets_it(spawn: Spawn) -> None:
+    """Held messages go out at the next turn of the loop should the block wait: a request
+    inside it is answered, not kept back until the block ends."""
+    server = await spawn("echo")
+    transport = server.transport
+    assert isinstance(transport, _PipeTransport)
+    with transport.held_writes(), transport.held_writes():  # holds nest
+        answer = collect(transport, 1)
+        transport.send({"jsonrpc": "2.0", "id": 1, "method": "ask"})
+        assert await asyncio.wait_for(answer, GUARD) == [
+            {"jsonrpc": "2.0", "id": 1, "method": "ask"}
+        ]
+
+
+async def test_held_writes_to_a_server_that_exited_close_the_transport(spawn: Spawn) -> None:
+    """A hold whose server is gone loses nothing silently: the transport closes with why."""
+    server = await spawn("close_stdin")
+    await stderr_line(server, "ready")
+    transport = server.transport
+    assert isinstance(transport, _PipeTransport)
+    done = closed(transport)
+    for _ in range(10):
+        if done.done():
+            break
+        with transport.held_writes():
+            transport.send({"jsonrpc": "2.0", "method": "lost"})
+            transport.send({"jsonrpc": "2.0", "method": "lost too"})
+        await asyncio.sleep(0.01)
+    reason = await asyncio.wait_for(done, GUARD)
+    assert isinstance(reason, TransportError)
+    assert "write" in str(reason)
+    await server.aclose(grace_period=0.05)
+
+
 async def test_a_write_to_a_closed_stdin_closes_the_transport_cleanly(spawn: Spawn) -> None:
     """A write to a server that closed its stdin closes the transport with a TransportError."""
     server = await spawn("close_stdin")

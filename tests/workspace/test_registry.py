@@ -682,3 +682,34 @@ def test_an_unreadable_project_file_is_a_value_error(tmp_path: Path, registry: R
     (tmp_path / "adecore-lsp.toml").write_bytes(b"servers = ['\xff']\n")
     with pytest.raises(ValueError, match=r"adecore-lsp\.toml"):
         registry.for_project(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a.py",
+        "b.pyi",
+        "c.d.ts",
+        "d.test.ts",
+        "CMakeLists.txt",
+        "Makefile",
+        ".bashrc",
+        ".py",
+        "nb.ipynb",
+        "x.C",
+        "x.c",
+        "x.h",
+        "noext",
+        "weird.",
+        "a.b.c.go",
+    ],
+)
+def test_the_servers_taking_a_name_are_the_specs_whose_languages_take_it(name: str) -> None:
+    """Registry.taking remembers by the part of the name that decides, and agrees with
+    each spec's language_id whatever name came first."""
+    registry = Registry.default()
+    expected = tuple(spec for spec in registry if spec.language_id(name) is not None)
+    # Another name with the same extensions asked first must not change the answer.
+    registry.taking("other" + name[name.find(".", 1) :] if name.find(".", 1) > 0 else "zz")
+    assert registry.taking(name) == expected
+    assert registry.taking(name) is registry.taking(name)

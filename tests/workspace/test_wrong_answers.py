@@ -5,6 +5,7 @@ against the server that shows it, or a scripted one where only it can.
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from adecore_lsp import LspError, ServerCrashedError, Workspace
@@ -165,6 +167,35 @@ async def test_basedpyright_hears_of_files_created_and_deleted(tmp_path: Path) -
     assert report.complete
     assert not unresolved_helper, messages
     assert unresolved_gone, messages
+
+
+@real_server
+@pytest.mark.parametrize("long_lived", [True, False])
+async def test_only_a_long_lived_workspace_takes_stock_of_the_tree_for_later_changes(
+    tmp_path: Path, long_lived: bool
+) -> None:
+    """ruff watches its configuration files: a workspace kept for more than one command
+    tells it of one created later; one serving a single command (the command line's) does
+    not look at the tree for that at all (a stat of every file of a large repository)."""
+    find_server("ruff")
+    root = write(
+        tmp_path / "proj", {"app.py": "import os\n", "ruff.toml": '[lint]\nselect = ["F"]\n'}
+    )
+    trace = io.BytesIO()
+    async with Workspace(root, servers=["ruff"], trace=trace, long_lived=long_lived) as ws:
+        first = await ws.diagnostics(["app.py"])
+        write(root, {"sub/ruff.toml": '[lint]\nselect = ["E"]\n'})
+        await asyncio.sleep(1.1)  # the root is looked at again at most once a second
+        second = await ws.diagnostics(["app.py"])
+    sent = [orjson.loads(line)["message"] for line in trace.getvalue().splitlines()]
+    announced = [
+        change["uri"].rsplit("/", 1)[-1]
+        for message in sent
+        if message.get("method") == "workspace/didChangeWatchedFiles"
+        for change in message["params"]["changes"]
+    ]
+    assert [d.code for d in first.items] == [d.code for d in second.items] == ["F401"]
+    assert announced == (["ruff.toml"] if long_lived else [])
 
 
 # -- finality of a server that keeps silent ----------------------------------------------------

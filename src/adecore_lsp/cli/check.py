@@ -49,7 +49,7 @@ async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
     shown = Shown.of(args, ws)
     if args.format in ("text", "jsonl", "github") and not args.baseline:
         return await _streamed(args, output, ws, files, shown)
-    report = await ws.diagnostics(files, timeout=args.timeout)
+    report = await checking.files_diagnostics(ws, files, args.timeout)
     items = reports.shown(report.items, args.min_severity)
     if args.baseline:
         items = reports.without_baseline(items, _read_json(args.baseline))
@@ -83,7 +83,7 @@ async def _streamed(
     for start in range(0, len(files), STREAM_BATCH):
         batch = files[start : start + STREAM_BATCH]
         left = max(0.001, deadline - time.monotonic())
-        report = await checking.diagnostics(ws, batch, left)
+        report = await checking.files_diagnostics(ws, batch, left)
         items = reports.shown(report.items, args.min_severity)
         visible = shown.diagnostics(items)
         if args.format == "text":

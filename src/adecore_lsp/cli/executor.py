@@ -85,6 +85,7 @@ async def own_workspace(request: WorkspaceRequest) -> AsyncIterator[Workspace]:
         connect=connect,
         trust=request.trust,
         on_untrusted=lambda _notice: None,  # the executor says it, once a command
+        long_lived=False,
     )
     async with workspace as ws:
         yield ws

@@ -14,11 +14,12 @@ waits, then terminates and finally kills the server and everything left holding 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
@@ -29,6 +30,11 @@ from ..types import Disposable, JSONObject
 from ._stderr import STDERR_MAX_LINE_BYTES, STDERR_MAX_LINES, StderrLines
 from .base import ByteStream, Channel, LspTransport
 from .stream import FramedTransport
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 
 if sys.version_info >= (3, 11):
     from typing import Self
@@ -81,6 +87,8 @@ class _PipeTransport(FramedTransport):
         self._stdin_error: BaseException | None = None
         self.first_bytes = b""
         """The start of what the server wrote on stdout (up to ``FIRST_BYTES``)."""
+        self._held: list[bytes] | None = None
+        self._held_bytes = 0
 
     def send(self, message: JSONObject) -> None:
         if self._closed:
@@ -88,6 +96,49 @@ class _PipeTransport(FramedTransport):
             return
         # encode_message raises before anything is written, so a bad message costs nothing.
         frame = encode_message(message)
+        held = self._held
+        if held is not None:
+            if not held:
+                # Should the block wait for anything, what it sent goes out meanwhile.
+                asyncio.get_running_loop().call_soon(self._write_held)
+            held.append(frame)
+            self._held_bytes += len(frame)
+            if self._held_bytes >= HELD_BYTES:
+                self._write_held()
+            return
+        # _write inlined: this runs for every message sent.
+        stdin = self._stdin
+        if stdin is None or self._stdin_lost or stdin.is_closing():
+            self._fail(_write_failed(self._stdin_error))
+            return
+        stdin.write(frame)
+
+    @contextlib.contextmanager
+    def held_writes(self) -> Iterator[None]:
+        """Within the block, the messages sent go out in one write at its end (or at the
+        next turn of the loop, should the block wait for something: a request inside it is
+        never kept from its answer). A thousand ``didOpen`` in a row cost one system call
+        rather than a thousand."""
+        if self._held is not None:
+            yield
+            return
+        self._held = []
+        try:
+            yield
+        finally:
+            self._write_held()
+            self._held = None
+
+    def _write_held(self) -> None:
+        held = self._held
+        if held:
+            frames = b"".join(held)
+            held.clear()
+            self._held_bytes = 0
+            if not self._closed:
+                self._write(frames)
+
+    def _write(self, frame: bytes) -> None:
         stdin = self._stdin
         # A failed write marks the pipe closing at once but reports the loss a turn later;
         # meanwhile the pipe transport would drop (and, after a few, log) more writes.
@@ -154,6 +205,28 @@ class _DirectStdout(asyncio.Protocol):
         self._inner.connection_lost(exc)
 
 
+HELD_BYTES = 256 << 10
+"""Held messages go out once they come to this many bytes: a few writes for a batch of
+documents, without a copy of all of them in memory at once."""
+
+STDIN_PIPE_BYTES = 1 << 20
+"""The size asked for the server's stdin pipe on Linux (the default is 64 KiB)."""
+
+
+def _widen_stdin(subprocess_transport: asyncio.SubprocessTransport) -> None:
+    """On Linux, give the server's stdin pipe ``STDIN_PIPE_BYTES``: a batch of ``didOpen``
+    (megabytes of text) then goes out in a few writes rather than hundreds, each waiting for
+    the server to drain the last. Elsewhere, or past the system's limit for the user
+    (``/proc/sys/fs/pipe-max-size``), the pipe keeps its size."""
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    pipe = subprocess_transport.get_pipe_transport(0)
+    fileno = getattr(pipe.get_extra_info("pipe") if pipe is not None else None, "fileno", None)
+    if set_size is None or fileno is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        fcntl.fcntl(fileno(), set_size, STDIN_PIPE_BYTES)
+
+
 def _tune_read_pipes(
     subprocess_transport: asyncio.SubprocessTransport, pipes: _PipeTransport
 ) -> None:
@@ -208,6 +281,7 @@ class _ServerProtocol(asyncio.SubprocessProtocol):
             if subprocess_transport.get_pipe_transport(fd) is not None:
                 self._open_fds.add(fd)
         _tune_read_pipes(subprocess_transport, self._pipes)
+        _widen_stdin(subprocess_transport)
         stdin = subprocess_transport.get_pipe_transport(0)
         self._pipes._attach(cast("asyncio.WriteTransport | None", stdin))
 

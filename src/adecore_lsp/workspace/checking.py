@@ -9,15 +9,18 @@ deadline that passes is reported as such (``timed_out``, ``complete: False``), n
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorCodes, LspError, StaleResultError
 from ..protocol.documents.notebooks import InvalidNotebookError
 from ..protocol.documents.positions import check_encoding
+from ..protocol.workspace.finality import FinalityStatus
+from ..session import LspSession
 from . import notebooks
 from .files import NotUtf8Error
 from .model import (
@@ -91,8 +94,6 @@ async def diagnostics(
 ) -> DiagnosticsReport:
     """``Workspace.diagnostics``: ``paths`` may name files and folders (a folder stands for
     its files); a file that is not UTF-8 is not checked (``not_utf8``), the others are."""
-    deadline = time.monotonic() + timeout
-    await ws.sync_disk()
     if paths is None:
         files = ws.root_files()
     else:
@@ -100,6 +101,14 @@ async def diagnostics(
             paths = [paths]
         # One file named twice (``app.py`` and ``./app.py``) is checked once.
         files = ws.files_of(paths)
+    return await files_diagnostics(ws, files, timeout)
+
+
+async def files_diagnostics(ws: Workspace, files: list[Path], timeout: float) -> DiagnosticsReport:
+    """:func:`diagnostics` of files already found (absolute paths, each once, as
+    ``Workspace.files_of`` and ``root_files`` give them): the command line finds them once."""
+    deadline = time.monotonic() + timeout
+    await ws.sync_disk()
     items: list[Diagnostic] = []
     statuses: dict[str, FileStatus] = {}
     for start in range(0, len(files), max(1, ws.max_open_files)):
@@ -107,8 +116,10 @@ async def diagnostics(
         opened_here = [f for f in batch if ws.paths.uri(f) not in ws._open]
         await _check(ws, batch, deadline, items, statuses)
         if len(files) > ws.max_open_files:
-            for path in opened_here:
-                await ws.close(path)
+            with HeldWrites() as held:
+                held.add(ws._handles.values())
+                for path in opened_here:
+                    await ws.close(path)
     items.sort(
         key=lambda d: (d.path, d.cell or 0, d.line, d.column, d.end_line, d.end_column, d.server)
     )
@@ -135,28 +146,46 @@ async def _check(
     """Open ``files``, wait for their final diagnostics, and add them to ``items``. A file
     that is not UTF-8 text is reported as not checked (``not_utf8``); the others are."""
     wanted: list[tuple[ServerHandle, str, Path]] = []
-    for path in files:
+    # The opens go out together, and so do the pulls that follow answers read together.
+    with HeldWrites() as held:
+        for path in files:
+            held.add(await _open(ws, path, wanted, statuses))
+        final = await _final(ws, wanted, deadline)
+    for handle, uri, path, status in final:
         shown = ws.paths.relative(path)
-        try:
-            handles = await ws.open(path)
-        except HandshakeTimeout:
+        session = handle.live
+        encoding = check_encoding((session.position_encoding if session else None) or "utf-16")
+        view = ws.notebook(uri) if uri not in ws._open else None
+        for item in status.items:
+            if isinstance(item, dict):
+                found: Diagnostic | None = diagnostic(
+                    ws.paths,
+                    ws.texts,
+                    uri,
+                    item,
+                    encoding,
+                    handle.spec.id,
+                    stale=not status.final,
+                )
+                if view is not None and found is not None:
+                    found = notebooks.place(view, uri, found, shown)
+                if found is not None:
+                    items.append(found)
+        previous = statuses.get(shown)
+        if status.final:
+            if previous is None:
+                statuses[shown] = FileStatus(True)
+        elif handle.state == "crashed":
+            statuses[shown] = FileStatus(False, "server_crashed")
+        elif previous is None or previous.complete:
             statuses[shown] = FileStatus(False, "timeout")
-            continue
-        except NotUtf8Error:
-            statuses[shown] = FileStatus(False, "not_utf8")
-            continue
-        except InvalidNotebookError as error:
-            statuses[shown] = FileStatus(False, f"invalid notebook: {error}")
-            continue
-        if not handles:
-            statuses[shown] = FileStatus(False, "unsupported")
-            continue
-        uri = ws.paths.uri(path)
-        wanted.extend(
-            (handle, tracked_uri, path)
-            for handle in handles
-            for tracked_uri in notebooks.tracked(handle, uri)
-        )
+
+
+async def _final(
+    ws: Workspace, wanted: list[tuple[ServerHandle, str, Path]], deadline: float
+) -> list[tuple[ServerHandle, str, Path, FinalityStatus]]:
+    """Pull what the servers answer pulls for, and wait until the diagnostics of every
+    wanted document are final (or the deadline): each with its status at that moment."""
     pulled = {
         handle: [u for h, u, _ in wanted if h is handle and notebooks.pulled_by_workspace(h, u)]
         for handle in {h for h, _, _ in wanted}
@@ -190,34 +219,55 @@ async def _check(
         for task in pulls:
             task.cancel()
         await asyncio.gather(*pulls, return_exceptions=True)
-    for handle, uri, path, status in final:
-        shown = ws.paths.relative(path)
-        session = handle.live
-        encoding = check_encoding((session.position_encoding if session else None) or "utf-16")
-        view = ws.notebook(uri) if uri not in ws._open else None
-        for item in status.items:
-            if isinstance(item, dict):
-                found: Diagnostic | None = diagnostic(
-                    ws.paths,
-                    ws.texts,
-                    uri,
-                    item,
-                    encoding,
-                    handle.spec.id,
-                    stale=not status.final,
-                )
-                if view is not None and found is not None:
-                    found = notebooks.place(view, uri, found, shown)
-                if found is not None:
-                    items.append(found)
-        previous = statuses.get(shown)
-        if status.final:
-            if previous is None:
-                statuses[shown] = FileStatus(True)
-        elif handle.state == "crashed":
-            statuses[shown] = FileStatus(False, "server_crashed")
-        elif previous is None or previous.complete:
-            statuses[shown] = FileStatus(False, "timeout")
+    return final
+
+
+async def _open(
+    ws: Workspace,
+    path: Path,
+    wanted: list[tuple[ServerHandle, str, Path]],
+    statuses: dict[str, FileStatus],
+) -> list[ServerHandle]:
+    """Open one file of a check: its documents join ``wanted``, or its status says why it
+    is not checked. The servers that have it."""
+    try:
+        handles = await ws.open(path)
+    except HandshakeTimeout:
+        statuses[ws.paths.relative(path)] = FileStatus(False, "timeout")
+        return []
+    except NotUtf8Error:
+        statuses[ws.paths.relative(path)] = FileStatus(False, "not_utf8")
+        return []
+    except InvalidNotebookError as error:
+        statuses[ws.paths.relative(path)] = FileStatus(False, f"invalid notebook: {error}")
+        return []
+    if not handles:
+        statuses[ws.paths.relative(path)] = FileStatus(False, "unsupported")
+        return []
+    uri = ws.paths.uri(path)
+    wanted.extend(
+        (handle, tracked_uri, path)
+        for handle in handles
+        for tracked_uri in notebooks.tracked(handle, uri)
+    )
+    return handles
+
+
+class HeldWrites(contextlib.ExitStack):
+    """Holds the writes of servers for a block (:meth:`LspSession.held_writes`): a batch of
+    opens or closes goes out in one write a server. A server is held from when it is
+    added ready; one that starts within the block is added after it has started."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._held: set[LspSession] = set()
+
+    def add(self, handles: Iterable[ServerHandle]) -> None:
+        for handle in handles:
+            session = handle.ready_session()
+            if session is not None and session not in self._held:
+                self._held.add(session)
+                self.enter_context(session.held_writes())
 
 
 class _FirstRound:
@@ -252,30 +302,41 @@ async def _pull_all(
     first: _FirstRound,
     counted: set[str],
 ) -> None:
-    """Pull the documents of a server that answers pulls, a few at a time; pulled again
-    when the server asks for it (``workspace/diagnostic/refresh``) before the wait ends."""
-    limit = asyncio.Semaphore(PULLS_AT_ONCE)
+    """Pull the documents of a server that answers pulls, a few at a time; every one pulled
+    again when the server asks for it (``workspace/diagnostic/refresh``) before the wait
+    ends (which cancels this)."""
+    refreshes = handle.refreshes
+    await _pull_round(handle, uris, deadline, first, counted)
+    while True:
+        while handle.refreshes == refreshes:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            await handle.refreshed.wait(left)
+        refreshes = handle.refreshes
+        await _pull_round(handle, uris, deadline, None, set())
 
-    async def pull(uri: str) -> None:
-        first_pull = uri in counted
-        while True:
-            refreshes = handle.refreshes
+
+async def _pull_round(
+    handle: ServerHandle,
+    uris: list[str],
+    deadline: float,
+    first: _FirstRound | None,
+    counted: set[str],
+) -> None:
+    """Pull each document once, ``PULLS_AT_ONCE`` at a time: that many workers take the
+    documents in turn (a task each, not one per document)."""
+    waiting = iter(uris)
+
+    async def worker() -> None:
+        for uri in waiting:
             try:
-                async with limit:
-                    if not await _pull_one(handle, uri, deadline):
-                        return
+                await _pull_one(handle, uri, deadline)
             finally:
-                if first_pull:
-                    first_pull = False
+                if first is not None and uri in counted:
                     first.one_ended()
-            # Until the wait ends (which cancels this), a refresh asks for it again.
-            while handle.refreshes == refreshes:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return
-                await handle.refreshed.wait(left)
 
-    await asyncio.gather(*(pull(uri) for uri in uris))
+    await asyncio.gather(*(worker() for _ in range(min(PULLS_AT_ONCE, len(uris)))))
 
 
 async def _pull_one(handle: ServerHandle, uri: str, deadline: float) -> bool:

@@ -13,6 +13,7 @@ import fnmatch
 import os
 import re
 import shutil
+import stat
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,8 +41,20 @@ class DiskState:
     @classmethod
     def of(cls, path: Path) -> DiskState | None:
         try:
-            status = path.stat()
+            status = os.stat(path)
         except OSError:
+            return None
+        return cls(status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+
+    @classmethod
+    def of_file(cls, path: Path) -> DiskState | None:
+        """The state of a file, ``None`` for anything else (missing, a folder, a device):
+        one stat that both checks and records."""
+        try:
+            status = os.stat(path)
+        except OSError:
+            return None
+        if not stat.S_ISREG(status.st_mode):
             return None
         return cls(status.st_size, status.st_mtime_ns, status.st_ctime_ns)
 
@@ -63,7 +76,8 @@ def read_text(path: Path) -> str:
         NotUtf8Error: a file that is not UTF-8 text, naming it (a ``ValueError``).
         OSError: a file that cannot be read (``FileNotFoundError`` when it is missing).
     """
-    data = path.read_bytes()
+    with open(path, "rb", buffering=0) as file:  # one read of the whole file, unbuffered
+        data = file.readall()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

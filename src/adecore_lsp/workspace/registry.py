@@ -185,7 +185,7 @@ class ServerSpec:
         for clangd and ccls, because that is what the clang driver assumes of a header without
         compile flags.
         """
-        name = PurePath(path).name
+        name = _name(path)
         found = self.languages.get(name)
         if found is not None:
             return found
@@ -360,6 +360,10 @@ class Registry:
             if spec.id in self._by_id:
                 raise ValueError(f"two servers have the id {spec.id!r}")
             self._by_id[spec.id] = spec
+        # The specs taking a file, by what decides it: its name where some spec names it
+        # exactly, else the extensions from its first dot (a check asks for every file).
+        self._names = {name for spec in self._specs for name in spec.languages}
+        self._taking: dict[str, tuple[ServerSpec, ...]] = {}
 
     @classmethod
     def default(cls) -> Registry:
@@ -401,6 +405,16 @@ class Registry:
             known = ", ".join(self._by_id) or "none"
             raise ValueError(f"no language server has the id {server_id!r}; known ids: {known}")
         return spec
+
+    def taking(self, name: str) -> tuple[ServerSpec, ...]:
+        """The specs that take a file named ``name`` (a name, not a path), in order."""
+        dot = name.find(".", 1)
+        key = name if name in self._names else ("" if dot == -1 else name[dot:])
+        known = self._taking.get(key)
+        if known is None:
+            known = tuple(spec for spec in self._specs if spec.language_id(name) is not None)
+            self._taking[key] = known
+        return known
 
     def for_path(
         self,
@@ -625,3 +639,14 @@ class Registry:
 
     def _spec(self, spec: ServerSpec | str) -> ServerSpec:
         return self.get(spec) if isinstance(spec, str) else spec
+
+
+def _name(path: str | os.PathLike[str]) -> str:
+    """The last part of a path, as ``PurePath(path).name`` gives it (its parsing costs more
+    than the lookups it feeds, and a check asks for every file)."""
+    if isinstance(path, PurePath):
+        return path.name
+    text = os.fspath(path)
+    if os.name != "nt" and "/" not in text:
+        return "" if text == "." else text
+    return PurePath(text).name

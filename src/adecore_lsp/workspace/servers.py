@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import os
+import re
 import shutil
 import signal
 import time
@@ -114,10 +115,16 @@ class HandshakeTimeout(LspError):
 
 def canonical_uri(uri: str) -> str:
     """One spelling per file: servers spell the same path differently (``+`` or ``%2B``)."""
+    if _CANONICAL.fullmatch(uri) and "/./" not in uri and not uri.endswith("/."):
+        return uri  # as path_to_uri spells it: nothing to quote, nothing to normalise
     try:
         return path_to_uri(uri_to_path(uri))
     except ValueError:
         return uri
+
+
+_CANONICAL = re.compile(r"file://(?:/[A-Za-z0-9_.~-]+)+" if os.name != "nt" else r"(?!)")
+"""A POSIX ``file:`` URI of characters ``path_to_uri`` never quotes, without empty parts."""
 
 
 class Signal:
@@ -209,10 +216,17 @@ class ServerHandle:
 
     # -- life --------------------------------------------------------------------------
 
-    async def session(self) -> LspSession:
-        """The running session, starting the server first if it is not running."""
+    def ready_session(self) -> LspSession | None:
+        """The running session when it is ready for requests, else ``None`` (no wait)."""
         live = self.live
         if live is not None and self.state == "running" and live.state is SessionState.READY:
+            return live
+        return None
+
+    async def session(self) -> LspSession:
+        """The running session, starting the server first if it is not running."""
+        live = self.ready_session()
+        if live is not None:
             return live
         if self._starting is None and self.state == "running":
             await self._settle_crash()
@@ -420,8 +434,9 @@ class ServerHandle:
                 return
             version = params.get("version")
             items = params.get("diagnostics")
+            uri = params["uri"]
             self.finality.pushed(
-                canonical_uri(params["uri"]),
+                uri if uri in self.documents else canonical_uri(uri),
                 version if type(version) is int else None,
                 items if isinstance(items, list) else [],
                 now(),

@@ -34,15 +34,20 @@ class Paths:
         # finality, conversions): made once per spelling. Cleared when it grows past CACHED.
         self._absolute: dict[str | os.PathLike[str], Path] = {}
         self._uris: dict[str | os.PathLike[str], str] = {}
+        text = os.fspath(root)
+        self._inside = text if text.endswith(os.sep) else text + os.sep
 
     def absolute(self, path: str | os.PathLike[str]) -> Path:
         """The absolute path of ``path`` (relative to the root unless absolute), normalised."""
         known = self._absolute.get(path)
         if known is not None:
             return known
-        given = Path(path).expanduser()
-        full = given if given.is_absolute() else self.root / given
-        found = Path(os.path.normpath(full))
+        if isinstance(path, Path) and path.is_absolute() and ".." not in path.parts:
+            found = path  # already what normpath would make of it (a listed file)
+        else:
+            given = Path(path).expanduser()
+            full = given if given.is_absolute() else self.root / given
+            found = Path(os.path.normpath(full))
         if len(self._absolute) >= CACHED:
             self._absolute.clear()
         self._absolute[path] = found
@@ -50,6 +55,11 @@ class Paths:
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the root with ``/``; a path outside the root stays absolute."""
+        text = os.fspath(path)
+        if text.startswith(self._inside):
+            # The common case, as a string: pathlib's relative_to parses both paths again.
+            rest = text[len(self._inside) :]
+            return rest if os.sep == "/" else rest.replace(os.sep, "/")
         try:
             return path.relative_to(self.root).as_posix()
         except ValueError:

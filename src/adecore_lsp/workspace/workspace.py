@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import functools
 import os
+import stat
 import time
 import warnings
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
@@ -140,6 +141,10 @@ class Workspace:
     server down. Paths are relative to ``root`` or absolute. ``connect``, when given, makes
     each server's connection instead of starting its process (``adecore_lsp.testing``
     replays a trace this way); the servers then need not be installed.
+
+    ``long_lived=False`` is for a workspace that serves one command and ends (the command
+    line's): when a server watches files, the root's files are not taken stock of for the
+    changes that would come later (a stat of every file of the tree, for nothing).
     """
 
     def __init__(
@@ -156,6 +161,7 @@ class Workspace:
         trust: bool | None = None,
         on_untrusted: Callable[[str], object] | None = None,
         config_root: str | os.PathLike[str] | None = None,
+        long_lived: bool = True,
     ) -> None:
         folder = Path(root).expanduser()
         if not folder.is_dir():
@@ -196,10 +202,11 @@ class Workspace:
         self._connect = connect
         self.max_restarts = max_restarts
         self.max_open_files = max_open_files
+        self.long_lived = long_lived
         self._trace = Trace(trace) if trace is not None else None
         self.changed = Signal()
         self._handles: dict[tuple[str, Path], ServerHandle] = {}
-        self._roots: dict[tuple[str, Path], Path] = {}
+        self._roots: dict[tuple[str, str], Path] = {}
         self._open: dict[str, OpenFile] = {}
         self._notebooks: dict[str, NotebookView] = {}
         """The open notebooks by URI, as their servers have them."""
@@ -312,10 +319,10 @@ class Workspace:
             ServerNotFoundError: the registry knows servers for the file but none is installed.
         """
         if self._pinned is not None:
-            return [spec for spec in self._pinned if spec.language_id(str(path)) is not None]
+            return [spec for spec in self._pinned if spec.language_id(path) is not None]
         # As Registry.for_path: installed servers first, each group in preference order
         # (with this workspace's cached lookups: a check asks for every file).
-        taking = [spec for spec in self.registry if spec.language_id(path.name) is not None]
+        taking = self.registry.taking(path.name)
         candidates = [s for s in taking if self.which(s)] + [s for s in taking if not self.which(s)]
         if not candidates:
             return []
@@ -429,20 +436,19 @@ class Workspace:
         """The nearest folder from ``path`` up to the root holding one of the spec's root
         markers; the workspace's root without one. Remembered per folder for the
         workspace's life (a marker made later does not split a running server's root)."""
-        key = (spec.id, path.parent)
+        key = (spec.id, os.path.dirname(path))
         known = self._roots.get(key)
         if known is None:
             known = self._roots[key] = self._find_server_root(spec, path)
         return known
 
     def _find_server_root(self, spec: ServerSpec, path: Path) -> Path:
-        if spec.root_markers:
-            folder = path.parent
-            while folder != self.root and self.root in folder.parents:
-                if any((folder / marker).exists() for marker in spec.root_markers):
-                    return folder
-                folder = folder.parent
-        return self.root
+        folder = path.parent
+        if not spec.root_markers or folder == self.root or self.root not in folder.parents:
+            return self.root
+        if any((folder / marker).exists() for marker in spec.root_markers):
+            return folder
+        return self._server_root(spec, folder)  # the parent's answer, remembered for it
 
     @_when_open
     async def session_for(self, path: str | os.PathLike[str]) -> LspSession:
@@ -504,13 +510,17 @@ class Workspace:
     @_when_open
     async def open(self, path: str | os.PathLike[str]) -> list[ServerHandle]:
         """Open ``path`` in every server that takes it; the handles that have it."""
-        full = self.file(path)
+        full = self.paths.absolute(path)
         uri = self.paths.uri(full)
         known = self._open.get(uri)
         if known is None:
-            disk = DiskState.of(full)
+            disk = DiskState.of_file(full)
+            if disk is None:
+                self.file(full)  # raises, naming the path
             known = OpenFile(full, read_text(full), disk)
             self._open[uri] = known
+        else:
+            self.file(full)
         return await self._send(full, uri, known.text)
 
     async def _send(self, full: Path, uri: str, text: str) -> list[ServerHandle]:
@@ -526,12 +536,18 @@ class Workspace:
                 self._notebook_parts.update(dict.fromkeys(view.texts(), view))
             # A notebook is of its kernel's language: an R notebook is no Python server's.
             handles = [h for h in handles if takes_language(h.spec, view.notebook.language)]
-        sessions = await asyncio.gather(*(handle.session() for handle in handles))
+        # Running servers need no wait (a check opens a thousand files in a row).
+        ready = [live for handle in handles if (live := handle.ready_session()) is not None]
+        sessions = (
+            ready
+            if len(ready) == len(handles)
+            else await asyncio.gather(*(handle.session() for handle in handles))
+        )
         for handle, session in zip(handles, sessions, strict=False):
             if view is not None:
                 open_in(handle, session, view)
                 continue
-            language_id = handle.spec.language_id(str(full)) or "plaintext"
+            language_id = handle.spec.language_id(full) or "plaintext"
             handle.open(session, uri, language_id, text)
         self.texts.forget(uri)
         return handles
@@ -659,7 +675,7 @@ class Workspace:
     def _registered(self, method: str) -> None:
         """A server registered ``method``: when it first watches files, the root's files are
         taken stock of, so that what changes after is told."""
-        if method == _WATCHED and self._tree is None:
+        if method == _WATCHED and self._tree is None and self.long_lived:
             self._tree = self._scan()
             self._tree_at = time.monotonic()
 
@@ -718,14 +734,18 @@ class Workspace:
         found: dict[Path, None] = {}
         for given in paths:
             full = self.paths.absolute(given)
-            if full.is_dir():
+            try:
+                mode = os.stat(full).st_mode  # one stat answers both questions
+            except (OSError, ValueError):
+                mode = 0
+            if stat.S_ISDIR(mode):
                 if full != self.root and self.root not in full.parents:
                     raise ValueError(
                         f"{given} is a folder outside the root {self.root} (give --root "
                         "to check it there)"
                     )
                 found.update(dict.fromkeys(self.root_files(full)))
-            elif full.is_file():
+            elif stat.S_ISREG(mode):
                 found[full] = None  # outside the root too: it keeps its absolute path
             else:
                 raise ValueError(

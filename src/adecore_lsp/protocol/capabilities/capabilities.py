@@ -134,9 +134,14 @@ class CapabilityRegistry:
         self._counter = 0
         self._withdrawn: set[str] = set()  # unregistered ids of static capabilities
         self._reported_globs: set[str] = set()
-        # Answers of _find, by (method, document): a workspace asks the same few questions
-        # of every file it opens. Dropped whenever what they depend on changes.
-        self._found: dict[tuple[str, DocumentInfo | None], Mapping[str, Any] | None] = {}
+        # Answers of _find, by method and document: a workspace asks the same few questions
+        # of every file it opens. While no selector looks at more than the language (the
+        # usual case), a document is keyed by its language alone, so a check of a thousand
+        # files looks each answer up once. Dropped whenever what they depend on changes.
+        self._found: dict[tuple[object, ...], Mapping[str, Any] | None] = {}
+        self._sync_found: dict[tuple[object, ...], SyncOptions] = {}
+        self._static_by_uri = False  # a static provider's selector looks at URIs
+        self._by_uri: set[str] = set()  # the ids of registrations whose selector does
 
     # -- input -----------------------------------------------------------------------------
 
@@ -152,13 +157,15 @@ class CapabilityRegistry:
             capabilities = {}
         self._static = dict(capabilities)
         self._withdrawn.clear()
-        self._found.clear()
+        self._forget_answers()
+        self._static_by_uri = False
         checked: set[str] = set()
         for spec in METHODS:
             provider = self._static_provider(spec)
             if spec.capability in checked or not isinstance(provider, Mapping):
                 continue
             checked.add(spec.capability or "")
+            self._static_by_uri = self._static_by_uri or _scoped_by_uri(provider)
             self._check_scope(spec.capability or "", provider, f"capability {spec.capability}")
 
     def register(self, params: object) -> list[str]:
@@ -167,7 +174,7 @@ class CapabilityRegistry:
         A registration with an id already registered replaces that registration.
         """
         changed: list[str] = []
-        self._found.clear()
+        self._forget_answers()
         for entry in self._entries(params, "client/registerCapability", "registrations"):
             registration = self._parse(entry, "registration")
             if registration is None:
@@ -188,7 +195,7 @@ class CapabilityRegistry:
         capability; any other unknown id is ignored.
         """
         changed: list[str] = []
-        self._found.clear()
+        self._forget_answers()
         field = "unregistrations"
         if isinstance(params, Mapping) and "unregisterations" in params:
             field = "unregisterations"
@@ -215,8 +222,11 @@ class CapabilityRegistry:
         self._by_method.setdefault(registration.method, {})[registration.id] = registration
         self._counter += 1
         self._order[registration.id] = self._counter
+        if _scoped_by_uri(registration.register_options):
+            self._by_uri.add(registration.id)
 
     def _forget(self, registration_id: str) -> Registration | None:
+        self._by_uri.discard(registration_id)
         registration = self._registrations.pop(registration_id, None)
         if registration is not None:
             bucket = self._by_method[registration.method]
@@ -256,6 +266,14 @@ class CapabilityRegistry:
         2 is read as 1 (full text), which every server understands.
         """
         info = as_document(document)
+        key = self._key(_SYNC, info)
+        known = self._sync_found.get(key)
+        if known is not None:
+            return known
+        options = self._sync_found[key] = self._sync_options(info)
+        return options
+
+    def _sync_options(self, info: DocumentInfo) -> SyncOptions:
         change = self._find("textDocument/didChange", info)
         kind = change.get("syncKind") if change is not None else 0
         save = self._find("textDocument/didSave", info)
@@ -273,16 +291,29 @@ class CapabilityRegistry:
 
     def _find(self, method: str, document: DocumentLike | None) -> Mapping[str, Any] | None:
         info = None if document is None else as_document(document)
-        key = (method, info)
+        key = self._key(method, info)
         try:
             return self._found[key]
         except KeyError:
             pass
         found = self._lookup(method, info)
         if len(self._found) >= FOUND_CACHED:
-            self._found.clear()
+            self._forget_answers()
         self._found[key] = found
         return found
+
+    def _key(self, method: str, info: DocumentInfo | None) -> tuple[object, ...]:
+        """What an answer about ``method`` for ``info`` depends on: the document's language
+        alone unless a selector (or a file operation filter) looks at URIs."""
+        if info is None:
+            return (method,)
+        if self._static_by_uri or self._by_uri or method.startswith("workspace/"):
+            return (method, info)
+        return (method, info.language_id, None)
+
+    def _forget_answers(self) -> None:
+        self._found.clear()
+        self._sync_found.clear()
 
     def _lookup(self, method: str, info: DocumentInfo | None) -> Mapping[str, Any] | None:
         spec = METHOD_SPECS.get(method)
@@ -426,6 +457,20 @@ def _enables(registration: Registration, method: str, spec: MethodSpec | None) -
     if spec is not None and registration.method == spec.registration_method:
         return _enabled(_field(registration.register_options, spec.registration_option))
     return registration.method == method  # named directly (or a method outside the table)
+
+
+def _scoped_by_uri(options: object) -> bool:
+    """Whether provider options choose documents by more than their language: a selector
+    filter naming a scheme or a pattern."""
+    if not isinstance(options, Mapping):
+        return False
+    selector = options.get("documentSelector")
+    return isinstance(selector, list) and any(
+        isinstance(item, Mapping)
+        and "notebook" not in item
+        and (item.get("scheme") is not None or item.get("pattern") is not None)
+        for item in selector
+    )
 
 
 def _in_scope(scope: str, options: Mapping[str, Any], document: DocumentInfo) -> bool:

@@ -36,7 +36,7 @@ Send = Callable[[str, Any], None]
 class DocumentSync:
     """The open documents of one session and the notifications that keep the server in step."""
 
-    __slots__ = ("_by_path", "_registry", "_send", "store")
+    __slots__ = ("_by_path", "_registry", "_send", "infos", "store")
 
     def __init__(self, registry: CapabilityRegistry, send: Send) -> None:
         self.store = DocumentStore()
@@ -45,9 +45,13 @@ class DocumentSync:
         # The open documents by the path their URI names: servers spell URIs their own way
         # (``+[x]`` for ``%2B%5Bx%5D``), so what they send is matched by path, never by string.
         self._by_path: dict[str, str] = {}
+        self.infos: dict[str, DocumentInfo] = {}
+        """What capability selectors look at, per open document (made once, asked often)."""
 
     def _sync(self, document: TextDocument) -> SyncOptions:
-        info = DocumentInfo(uri=document.uri, language_id=document.language_id)
+        info = self.infos.get(document.uri)
+        if info is None:
+            info = DocumentInfo(document.uri, document.language_id)
         return self._registry.text_document_sync(info)
 
     def open(self, uri: str, language_id: str, text: str, encoding: str) -> TextDocument:
@@ -57,6 +61,7 @@ class DocumentSync:
         _check_str("text", text)
         document = self.store.open(uri, language_id, text, encoding)
         self._by_path[_path_key(uri)] = uri
+        self.infos[uri] = DocumentInfo(uri, language_id)
         if self._sync(document).open_close:
             self._send("textDocument/didOpen", did_open_params(document))
         return document
@@ -89,6 +94,7 @@ class DocumentSync:
         open_close = self._sync(document).open_close
         self.store.close(uri)
         self._by_path.pop(_path_key(uri), None)
+        self.infos.pop(uri, None)
         if open_close:
             self._send("textDocument/didClose", did_close_params(document))
         return document
