@@ -25,17 +25,13 @@ from types import TracebackType
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
 from ..errors import (
-    ErrorCodes,
-    LspError,
-    RequestTimeoutError,
     ServerNotFoundError,
     WorkspaceClosedError,
 )
-from ..protocol.capabilities.watchers import CHANGED, CREATED, DELETED, watched_changes
 from ..session import LspSession
 from ..types import Disposable, JSONObject
 from ..write_path import WriteSet, recover
-from . import checking
+from . import asking, checking, disk_sync
 from .files import DiskState, Stamp, read_text, root_files, tree_stock
 from .model import (
     AppliedPlan,
@@ -54,7 +50,6 @@ from .notebooks import (
     close_in,
     is_notebook,
     open_in,
-    place_for,
     say_saved,
     takes_language,
     view_of,
@@ -69,11 +64,6 @@ __all__ = ["Workspace"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-def _same_tick(disk: DiskState | None, read_at: float) -> bool:
-    """Whether a write after the read at ``read_at`` could carry the times ``disk`` has."""
-    return disk is not None and read_at - disk.ctime_ns / 1e9 < SAME_TICK
 
 
 def closed_error() -> WorkspaceClosedError:
@@ -98,20 +88,12 @@ def _when_open(
 Target = str | Location
 """A target: ``path:LINE[:COL]``, ``path#Name/path[k]``, a bare name, or a Location."""
 
-_WATCHED = "workspace/didChangeWatchedFiles"
 
 WHICH_FOR = 2.0
 """Seconds a server's executable, once looked up, is taken as known."""
 
 _USED: ContextVar[set[ServerHandle] | None] = ContextVar("adecore_lsp_used", default=None)
 """The servers the running command asked for (see :meth:`Workspace.tracking`)."""
-
-SAME_TICK = 2.0
-"""Seconds within which a file's times may not tell two writes apart (a coarse clock)."""
-
-TREE_INTERVAL = 1.0
-"""The least seconds between two looks at the root's files for what was created, changed
-or deleted (for the servers that watch files)."""
 
 
 @dataclass
@@ -610,116 +592,23 @@ class Workspace:
     @_when_open
     async def sync_disk(self) -> None:
         """Make the servers see the disk as it is now (``workspace-api.md``, "the disk is
-        the truth").
-
-        Every open file that changed on disk is sent again (an update not yet saved is
-        kept). A file whose size and times are as last read is read again all the same when
-        its ``st_ctime`` is less than ``SAME_TICK`` seconds older than that read: two writes
-        within one tick of the file system's clock carry the same times. The files created,
-        changed or deleted under the root since the last look are announced to the servers
-        whose watchers want them; a server that watches none is restarted when files were
-        created or deleted under its root; and the servers told of any change judge the
-        diagnostics of their other files afresh.
-        """
-        changes: list[tuple[Path, int]] = []
-        sent: set[ServerHandle] = set()
-        for uri, known in list(self._open.items()):
-            if known.unsaved:
-                continue
-            disk = DiskState.of(known.path)
-            if disk == known.disk and not _same_tick(disk, known.read_at):
-                continue
-            if disk is None:
-                sent.update(h for h in self._handles.values() if h.has(uri))
-                await self.close(known.path)
-                changes.append((known.path, DELETED))
-                continue
-            read_at = time.time()
-            try:
-                text = read_text(known.path)
-            except (OSError, ValueError):
-                # Unreadable now (not UTF-8): forget the old text, so the next use of the
-                # file reads it again and says why it cannot.
-                sent.update(h for h in self._handles.values() if h.has(uri))
-                await self.close(known.path)
-                continue
-            if disk != known.disk:
-                changes.append((known.path, CHANGED))
-            known.disk, known.read_at = disk, read_at
-            if text != known.text:
-                known.text = text
-                sent.update(await self._send(known.path, uri, text))
-        tree = self._tree_changes()
-        changes.extend(tree)
-        sent.update(self.announce(changes))
-        await self._restart_unwatched(tree)
-        now = time.monotonic()
-        for handle in sent:
-            handle.finality.others_changed(now)
-
-    async def _restart_unwatched(self, tree: Sequence[tuple[Path, int]]) -> None:
-        """Restart the running servers that watch no files when files were created or
-        deleted under their root: nothing else would tell them (documents re-opened)."""
-        made = [path for path, kind in tree if kind != CHANGED]
-        if not made:
-            return
-        stale = [
-            handle
-            for (_, root), handle in self._handles.items()
-            if (session := handle.live) is not None
-            and not session.registrations(_WATCHED)
-            and any(path.is_relative_to(root) for path in made)
-        ]
-        await asyncio.gather(*(handle.restart() for handle in stale))
+        the truth"): what :func:`.disk_sync.sync_disk` says."""
+        await disk_sync.sync_disk(self)
 
     def _registered(self, method: str) -> None:
         """A server registered ``method``: when it first watches files, the root's files are
         taken stock of, so that what changes after is told."""
-        if method == _WATCHED and self._tree is None and self.long_lived:
+        if method == disk_sync.WATCHED and self._tree is None and self.long_lived:
             self._tree = self._scan()
             self._tree_at = time.monotonic()
 
     def _scan(self) -> dict[str, Stamp]:
         return tree_stock(self.root)
 
-    def _tree_changes(self) -> list[tuple[Path, int]]:
-        """The files created, changed or deleted under the root since the last look, while
-        some server watches files or :meth:`watch_tree` was called (looked at most once
-        every ``TREE_INTERVAL`` seconds, unless ``watch_tree`` asks for a look at once)."""
-        if self._tree is None:
-            return []
-        now = time.monotonic()
-        if now - self._tree_at < TREE_INTERVAL:
-            return []
-        tree = self._scan()
-        before, self._tree, self._tree_at = self._tree, tree, now
-        found = [(Path(path), CREATED) for path in tree.keys() - before.keys()]
-        found += [(Path(path), DELETED) for path in before.keys() - tree.keys()]
-        found += [
-            (Path(path), CHANGED)
-            for path, stamp in tree.items()
-            if (old := before.get(path)) is not None and old != stamp
-        ]
-        found.sort()
-        return found
-
     def announce(self, changes: Sequence[tuple[Path, int]]) -> list[ServerHandle]:
         """Tell each server whose file watchers want them of the files this workspace saw
         created (1), changed (2) or deleted (3); the servers told."""
-        told: list[ServerHandle] = []
-        if not changes:
-            return told
-        unique = list(dict.fromkeys(changes))
-        events = [(self.paths.uri(path), str(path), kind) for path, kind in unique]
-        for handle in self._handles.values():
-            session = handle.live
-            if session is None:
-                continue
-            wanted = watched_changes(session.registrations(_WATCHED), events, str(self.root))
-            if wanted:
-                session.notify(_WATCHED, {"changes": wanted})
-                told.append(handle)
-        return told
+        return disk_sync.announce(self, changes)
 
     def files_of(self, paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
         """The files ``paths`` name, each once, in order: a file is itself, a folder stands
@@ -968,27 +857,7 @@ class Workspace:
         Raises:
             LspError: ``MethodNotFound`` naming the method and the servers asked.
         """
-        await self.sync_disk()
-        handles = await self.open(path)
-        uri = self.paths.uri(path)
-        view = self._notebooks.get(uri)
-        if offset is None:
-            return await self.ask(
-                handles, method, lambda session: call(session, uri), uri, non_empty
-            )
-        if view is None:
-            return await self.ask(
-                handles, method, lambda session: call(session, uri, offset), uri, non_empty
-            )
-        places = {id(handle.live): place_for(view, handle, offset) for handle in handles}
-        first = places[id(handles[0].live)][0] if handles else uri
-        return await self.ask(
-            handles,
-            method,
-            lambda session: call(session, *places[id(session)]),
-            first,
-            non_empty,
-        )
+        return await asking.first_answer(self, path, method, call, non_empty, offset)
 
     @_when_open
     async def ask(
@@ -1000,31 +869,7 @@ class Workspace:
         non_empty: bool = False,
     ) -> tuple[ServerHandle, LspSession, Any]:
         """:meth:`first_answer` over ``handles`` for a call that names no file (or ``uri``)."""
-        asked: list[str] = []
-        found: tuple[ServerHandle, LspSession, Any] | None = None
-        for handle in handles:
-            session = await handle.session()
-            asked.append(handle.spec.id)
-            if not session.supports(method, uri) and not await session.wait_for_capability(
-                method, uri, timeout=_grace_left(session)
-            ):
-                continue
-            result = await _answer(handle, session, call)
-            if not non_empty or result:
-                return handle, session, result
-            if found is None:
-                found = handle, session, result
-        if found is not None:
-            return found
-        for handle in handles:
-            if handle.state == "crashed":
-                crash = LspError(ErrorCodes.InternalError, f"it exited before answering {method}")
-                raise await handle.translate(crash)
-        where = f" of {self.paths.display(uri)}" if uri is not None else ""
-        raise LspError(
-            ErrorCodes.MethodNotFound,
-            f"no server{where} answers {method} (asked: {', '.join(asked) or 'none'})",
-        )
+        return await asking.ask(self, handles, method, call, uri, non_empty)
 
     @contextlib.contextmanager
     def collecting(self, handles: Sequence[ServerHandle]) -> Iterator[list[tuple[Any, str]]]:
@@ -1055,36 +900,3 @@ class Workspace:
     def started(self) -> list[ServerHandle]:
         """The handles of every server made so far, in the order they were made."""
         return list(self._handles.values())
-
-
-RETRIES = 3
-"""How often a request answered ``ContentModified`` or ``RequestCancelled`` by the server is
-asked again: the text moved on under it (another call opened or changed a file), and the
-same question about the new text has an answer."""
-
-RETRY_DELAY = 0.05
-"""Seconds before the first retry; each later one waits as long again more."""
-
-
-async def _answer(handle: ServerHandle, session: LspSession, call: Any) -> Any:
-    """``call(session)``, asked again (a few times) when the server answers that the content
-    was modified or that it cancelled the request; any other failure translated."""
-    for attempt in range(RETRIES + 1):
-        try:
-            return await call(session)
-        except RequestTimeoutError as error:
-            raise await handle.translate(error) from error
-        except LspError as error:
-            retry = error.code in (ErrorCodes.ContentModified, ErrorCodes.RequestCancelled)
-            if not retry or attempt == RETRIES or handle.state != "running":
-                raise await handle.translate(error) from error
-        await asyncio.sleep(RETRY_DELAY * (attempt + 1))
-    raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
-
-
-def _grace_left(session: LspSession) -> float:
-    """What is left of the registration grace after the session's handshake."""
-    ready_at = session.ready_at
-    if ready_at is None:
-        return 0.0
-    return max(0.0, ready_at + 1.0 - asyncio.get_running_loop().time())

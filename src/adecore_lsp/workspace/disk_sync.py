@@ -1,0 +1,145 @@
+"""The disk as the truth: what changed under a workspace's open files and its root, told to
+its servers (``workspace-api.md``, "the disk is the truth").
+
+An open file that changed on disk is sent again; the files created, changed or deleted
+under the root are announced to the servers whose watchers want them, and a server that
+watches none is restarted when files came or went under its root.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..protocol.capabilities.watchers import CHANGED, CREATED, DELETED, watched_changes
+from .files import DiskState, read_text
+
+if TYPE_CHECKING:
+    from .servers import ServerHandle
+    from .workspace import Workspace
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+WATCHED = "workspace/didChangeWatchedFiles"
+
+SAME_TICK = 2.0
+"""Seconds within which a file's times may not tell two writes apart (a coarse clock)."""
+
+TREE_INTERVAL = 1.0
+"""The least seconds between two looks at the root's files for what was created, changed
+or deleted (for the servers that watch files)."""
+
+
+async def sync_disk(ws: Workspace) -> None:
+    """Make the servers see the disk as it is now.
+
+    Every open file that changed on disk is sent again (an update not yet saved is kept). A
+    file whose size and times are as last read is read again all the same when its
+    ``st_ctime`` is less than ``SAME_TICK`` seconds older than that read: two writes within
+    one tick of the file system's clock carry the same times. The files created, changed or
+    deleted under the root since the last look are announced to the servers whose watchers
+    want them; a server that watches none is restarted when files were created or deleted
+    under its root; and the servers told of any change judge the diagnostics of their other
+    files afresh.
+    """
+    changes: list[tuple[Path, int]] = []
+    sent: set[ServerHandle] = set()
+    for uri, known in list(ws._open.items()):
+        if known.unsaved:
+            continue
+        disk = DiskState.of(known.path)
+        if disk == known.disk and not _same_tick(disk, known.read_at):
+            continue
+        if disk is None:
+            sent.update(h for h in ws._handles.values() if h.has(uri))
+            await ws.close(known.path)
+            changes.append((known.path, DELETED))
+            continue
+        read_at = time.time()
+        try:
+            text = read_text(known.path)
+        except (OSError, ValueError):
+            # Unreadable now (not UTF-8): forget the old text, so the next use of the
+            # file reads it again and says why it cannot.
+            sent.update(h for h in ws._handles.values() if h.has(uri))
+            await ws.close(known.path)
+            continue
+        if disk != known.disk:
+            changes.append((known.path, CHANGED))
+        known.disk, known.read_at = disk, read_at
+        if text != known.text:
+            known.text = text
+            sent.update(await ws._send(known.path, uri, text))
+    tree = tree_changes(ws)
+    changes.extend(tree)
+    sent.update(announce(ws, changes))
+    await _restart_unwatched(ws, tree)
+    now = time.monotonic()
+    for handle in sent:
+        handle.finality.others_changed(now)
+
+
+def _same_tick(disk: DiskState | None, read_at: float) -> bool:
+    """Whether a write after the read at ``read_at`` could carry the times ``disk`` has."""
+    return disk is not None and read_at - disk.ctime_ns / 1e9 < SAME_TICK
+
+
+async def _restart_unwatched(ws: Workspace, tree: Sequence[tuple[Path, int]]) -> None:
+    """Restart the running servers that watch no files when files were created or deleted
+    under their root: nothing else would tell them (documents re-opened)."""
+    made = [path for path, kind in tree if kind != CHANGED]
+    if not made:
+        return
+    stale = [
+        handle
+        for (_, root), handle in ws._handles.items()
+        if (session := handle.live) is not None
+        and not session.registrations(WATCHED)
+        and any(path.is_relative_to(root) for path in made)
+    ]
+    await asyncio.gather(*(handle.restart() for handle in stale))
+
+
+def tree_changes(ws: Workspace) -> list[tuple[Path, int]]:
+    """The files created, changed or deleted under the root since the last look, while
+    some server watches files or ``watch_tree`` was called (looked at most once every
+    ``TREE_INTERVAL`` seconds, unless ``watch_tree`` asks for a look at once)."""
+    if ws._tree is None:
+        return []
+    now = time.monotonic()
+    if now - ws._tree_at < TREE_INTERVAL:
+        return []
+    tree = ws._scan()
+    before, ws._tree, ws._tree_at = ws._tree, tree, now
+    found = [(Path(path), CREATED) for path in tree.keys() - before.keys()]
+    found += [(Path(path), DELETED) for path in before.keys() - tree.keys()]
+    found += [
+        (Path(path), CHANGED)
+        for path, stamp in tree.items()
+        if (old := before.get(path)) is not None and old != stamp
+    ]
+    found.sort()
+    return found
+
+
+def announce(ws: Workspace, changes: Sequence[tuple[Path, int]]) -> list[ServerHandle]:
+    """Tell each server whose file watchers want them of the files the workspace saw
+    created (1), changed (2) or deleted (3); the servers told."""
+    told: list[ServerHandle] = []
+    if not changes:
+        return told
+    unique = list(dict.fromkeys(changes))
+    events = [(ws.paths.uri(path), str(path), kind) for path, kind in unique]
+    for handle in ws._handles.values():
+        session = handle.live
+        if session is None:
+            continue
+        wanted = watched_changes(session.registrations(WATCHED), events, str(ws.root))
+        if wanted:
+            session.notify(WATCHED, {"changes": wanted})
+            told.append(handle)
+    return told
