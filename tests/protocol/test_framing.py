@@ -886,3 +886,20 @@ def test_hypothesis_strategies_cover_both_outcomes() -> None:
     assert outcome([frame(b"{}")]) == ([{}], False, False)
     assert outcome([b"\x00"]) == ([], True, False)
     assert outcome([b"Content-Length: 5\r\n"]) == ([], False, True)
+
+
+def test_completed_counts_the_messages_each_feed_finished() -> None:
+    """A transport reads ``completed`` to see several messages arrive in one read."""
+    got: list[Any] = []
+    decoder = ContentLengthDecoder(on_message=got.append)
+    three = b"".join(encode_message({"id": n, "result": n}) for n in range(3))
+    decoder.feed(three)
+    assert decoder.completed == 3
+    one = encode_message({"id": 9, "result": "x" * 100})
+    decoder.feed(one[:40])  # a frame that has not ended
+    assert decoder.completed == 0
+    decoder.feed(one[40:] + encode_message({"id": 10, "result": None}))
+    assert decoder.completed == 2  # the held frame ended, and one more
+    decoder.feed(b"")
+    assert decoder.completed == 0
+    assert [m["id"] for m in got] == [0, 1, 2, 9, 10]

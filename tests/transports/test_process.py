@@ -611,3 +611,73 @@ async def test_a_relative_program_path_is_taken_from_here(tmp_path: Path) -> Non
     assert os.sep in relative
     async with await spawn_server([relative, "-c", "print('x')"], cwd=tmp_path) as server:
         assert await server.wait() == 0
+
+
+async def test_what_callers_send_after_answers_read_together_goes_out_in_one_write(
+    spawn: Spawn,
+) -> None:
+    """Several answers in one read wake several callers in the next turn of the loop; the
+    messages they send then go out together after them, in order: a write per read, not
+    one per message."""
+    server = await spawn("echo")
+    transport = server.transport
+    assert isinstance(transport, _PipeTransport)
+    loop = asyncio.get_running_loop()
+    first = [{"jsonrpc": "2.0", "id": n, "result": n} for n in range(50)]
+    follow = [{"jsonrpc": "2.0", "id": 100 + n, "result": n} for n in range(50)]
+    arrived = collect(transport, len(first) + len(follow))
+
+    def answer(message: dict[str, Any]) -> None:
+        if message["id"] < 100:  # as an awaiting caller does: in the next turn
+            loop.call_soon(transport.send, follow[message["id"]])
+
+    transport.on_message(answer)
+    with transport.held_writes():  # the echo server reads them, and answers, at once
+        for message in first:
+            transport.send(message)
+    writes = _CountedWrites(transport)
+    assert await asyncio.wait_for(arrived, GUARD) == first + follow
+    # One write per read that brought answers (the echo server may answer in a few).
+    assert writes.count <= 5
+
+
+async def test_a_block_holding_writes_inside_a_hold_for_answers_keeps_the_order(
+    spawn: Spawn,
+) -> None:
+    """A caller woken by answers read together that holds writes itself takes the hold
+    over: nothing is lost or reordered, and the block's end writes what it held."""
+    server = await spawn("echo")
+    transport = server.transport
+    assert isinstance(transport, _PipeTransport)
+    loop = asyncio.get_running_loop()
+    first = [{"jsonrpc": "2.0", "id": n, "result": n} for n in range(20)]
+    follow = [{"jsonrpc": "2.0", "id": 100 + n, "result": n} for n in range(20)]
+    arrived = collect(transport, len(first) + len(follow))
+
+    def send_held(message: dict[str, Any]) -> None:
+        with transport.held_writes():
+            transport.send(message)
+
+    def answer(message: dict[str, Any]) -> None:
+        if message["id"] < 100:
+            loop.call_soon(send_held, follow[message["id"]])
+
+    transport.on_message(answer)
+    with transport.held_writes():
+        for message in first:
+            transport.send(message)
+    assert await asyncio.wait_for(arrived, GUARD) == first + follow
+
+
+async def test_closing_writes_what_was_held_first(spawn: Spawn) -> None:
+    """A message held when the transport closes (a session's exit, say) still goes out
+    before stdin ends: the server hears it."""
+    server = await spawn("echo")
+    transport = server.transport
+    assert isinstance(transport, _PipeTransport)
+    with transport.held_writes():
+        transport.send({"jsonrpc": "2.0", "method": "last words"})
+        writes = _CountedWrites(transport)
+        transport.close()
+    assert writes.count == 1  # written before stdin was closed, not dropped after
+    assert await asyncio.wait_for(server.wait(), GUARD) == 0

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
-from ..errors import TransportClosedError, TransportError
+from ..errors import FramingError, TransportClosedError, TransportError
 from ..protocol.wire.encoder import encode_message
 from ..protocol.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 from ..types import Disposable, JSONObject
@@ -89,6 +89,7 @@ class _PipeTransport(FramedTransport):
         """The start of what the server wrote on stdout (up to ``FIRST_BYTES``)."""
         self._held: list[bytes] | None = None
         self._held_bytes = 0
+        self._held_for_answers = False
 
     def send(self, message: JSONObject) -> None:
         if self._closed:
@@ -98,7 +99,7 @@ class _PipeTransport(FramedTransport):
         frame = encode_message(message)
         held = self._held
         if held is not None:
-            if not held:
+            if not held and not self._held_for_answers:
                 # Should the block wait for anything, what it sent goes out meanwhile.
                 asyncio.get_running_loop().call_soon(self._write_held)
             held.append(frame)
@@ -119,13 +120,42 @@ class _PipeTransport(FramedTransport):
         next turn of the loop, should the block wait for something: a request inside it is
         never kept from its answer). A thousand ``didOpen`` in a row cost one system call
         rather than a thousand."""
-        if self._held is not None:
+        if self._held is not None and not self._held_for_answers:
             yield
             return
-        self._held = []
+        if self._held is None:
+            self._held = []
+        self._held_for_answers = False  # the block's now: it ends the hold
         try:
             yield
         finally:
+            self._write_held()
+            self._held = None
+
+    def _on_data(self, data: bytes) -> None:
+        # FramedTransport._on_data, then a look at how many messages the chunk held.
+        if self._closed:
+            return
+        try:
+            self._feed(data)
+        except FramingError as error:
+            self._fail(error)
+        except Exception as error:  # a decoder fault must still end the transport cleanly
+            failure = FramingError(f"could not decode the stream: {error!r}")
+            failure.__cause__ = error
+            self._fail(failure)
+        if self._decoder.completed > 1 and self._held is None:
+            # Several messages in one read (answers, say) wake several callers in the next
+            # turn of the loop, each sending its next message: those go out in one write
+            # after them all (this callback is queued behind their wake-ups), not one write
+            # each.
+            self._held = []
+            self._held_for_answers = True
+            asyncio.get_running_loop().call_soon(self._end_hold_for_answers)
+
+    def _end_hold_for_answers(self) -> None:
+        if self._held_for_answers:
+            self._held_for_answers = False
             self._write_held()
             self._held = None
 
@@ -151,8 +181,12 @@ class _PipeTransport(FramedTransport):
         self.send(message)
 
     def _close_underlying(self) -> None:
-        # End stdin after what is queued. Reading goes on, dropping what comes (see _on_data),
-        # so a server writing its last words never blocks on a full pipe instead of exiting.
+        # End stdin after what is queued (and what is held: the exit notification may be).
+        # Reading goes on, dropping what comes (see _on_data), so a server writing its last
+        # words never blocks on a full pipe instead of exiting.
+        self._write_held()
+        self._held = None
+        self._held_for_answers = False
         stdin = self._stdin
         if stdin is not None and not stdin.is_closing():
             stdin.close()

@@ -125,6 +125,7 @@ class ContentLengthDecoder:
         "_head_state",
         "_max_message_bytes",
         "_on_message",
+        "completed",
     )
 
     def __init__(
@@ -147,6 +148,9 @@ class ContentLengthDecoder:
         # once, and tiny chunks cost no more memory than big ones.
         self._body: bytearray | None = None
         self._filled = 0
+        self.completed = 0
+        """How many messages the last :meth:`feed` completed (a transport that sees several
+        come in one read may gather the messages their callers send next)."""
 
     @property
     def max_message_bytes(self) -> int:
@@ -205,7 +209,9 @@ class ContentLengthDecoder:
         if self._error is not None:
             raise FramingError(f"the decoder failed earlier: {self._error}") from self._error
         messages: list[JSONObject] = []
+        completed = 0
         if not chunk:
+            self.completed = 0
             return messages
         if type(chunk) is not bytes:
             # A copy: the caller may reuse its buffer, and bytes is what the parse needs.
@@ -220,6 +226,8 @@ class ContentLengthDecoder:
                 pos = self._continue_head(chunk, emit)
             if pos < 0:
                 return messages
+            if pos > 0:
+                completed = 1  # the frame held from the chunks before ended in this one
             # The hot loop: one match, one slice and one parse per frame, names bound locally.
             size = len(chunk)
             limit = self._max_message_bytes
@@ -252,6 +260,7 @@ class ContentLengthDecoder:
                 if type(message) is not dict:
                     raise _not_object(chunk[start:stop], message)
                 emit(message)
+                completed += 1
                 pos = stop
         except FramingError as exc:
             self._fail(exc)
@@ -260,6 +269,8 @@ class ContentLengthDecoder:
             # Raised by on_message (or out of memory): the rest of the chunk is lost.
             self._fail(FramingError(f"decoding stopped on {exc!r}; the rest of the chunk is lost"))
             raise
+        finally:
+            self.completed = completed
         return messages
 
     def _fail(self, error: FramingError) -> None:
