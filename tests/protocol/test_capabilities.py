@@ -934,8 +934,8 @@ def test_lookups_are_remembered_and_forgotten_when_capabilities_change(
     monkeypatch.setattr(module, "FOUND_CACHED", 2)
     registry = CapabilityRegistry()
     registry.set_server_capabilities({"hoverProvider": True})
-    for name in ("a", "b", "c"):
-        assert registry.supports("textDocument/hover", f"file:///{name}.py")
+    for name in ("a", "b", "c"):  # three languages: three answers, past the bound
+        assert registry.supports("textDocument/hover", DocumentInfo(f"file:///{name}", name))
     assert len(registry._found) <= 2
     assert not registry.supports("textDocument/formatting", "file:///a.py")
     registry.register(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import os
@@ -18,10 +19,10 @@ import pytest
 from adecore_lsp.errors import FramingError, TransportClosedError, TransportError
 from adecore_lsp.transports._stderr import StderrLines
 from adecore_lsp.transports.base import LspTransport
+from adecore_lsp.transports.pipes import PipeTransport
 from adecore_lsp.transports.process import (
     READ_SIZE,
     ServerProcess,
-    _PipeTransport,
     process_byte_stream,
     spawn_server,
 )
@@ -206,7 +207,7 @@ class _CountedWrites:
     """Counts the writes to a server's stdin pipe (each is one system call or more)."""
 
     def __init__(self, transport: LspTransport) -> None:
-        assert isinstance(transport, _PipeTransport)
+        assert isinstance(transport, PipeTransport)
         stdin = transport._stdin
         assert stdin is not None
         self.count = 0
@@ -224,7 +225,7 @@ async def test_held_writes_send_a_thousand_messages_in_one_write_in_order(spawn:
     what is sent after it follows them."""
     server = await spawn("echo")
     transport = server.transport
-    assert isinstance(transport, _PipeTransport)
+    assert isinstance(transport, PipeTransport)
     writes = _CountedWrites(transport)
     sent = [{"jsonrpc": "2.0", "method": "n", "params": {"n": n}} for n in range(1_001)]
     arrived = collect(transport, len(sent))
@@ -242,7 +243,7 @@ async def test_held_writes_go_out_in_pieces_of_a_bounded_size(spawn: Spawn) -> N
     rather than all joined at the end: a few writes, never a copy of everything at once."""
     server = await spawn("echo")
     transport = server.transport
-    assert isinstance(transport, _PipeTransport)
+    assert isinstance(transport, PipeTransport)
     writes = _CountedWrites(transport)
     sent = [
         {"jsonrpc": "2.0", "method": "n", "params": {"n": n, "text": "x" * 10_000}}
@@ -262,7 +263,7 @@ async def test_a_block_holding_writes_that_waits_for_an_answer_gets_it(spawn: Sp
     inside it is answered, not kept back until the block ends."""
     server = await spawn("echo")
     transport = server.transport
-    assert isinstance(transport, _PipeTransport)
+    assert isinstance(transport, PipeTransport)
     with transport.held_writes(), transport.held_writes():  # holds nest
         answer = collect(transport, 1)
         transport.send({"jsonrpc": "2.0", "id": 1, "method": "ask"})
@@ -276,7 +277,7 @@ async def test_held_writes_to_a_server_that_exited_close_the_transport(spawn: Sp
     server = await spawn("close_stdin")
     await stderr_line(server, "ready")
     transport = server.transport
-    assert isinstance(transport, _PipeTransport)
+    assert isinstance(transport, PipeTransport)
     done = closed(transport)
     for _ in range(10):
         if done.done():
@@ -529,7 +530,7 @@ async def test_process_byte_stream_needs_pipes() -> None:
 
 def test_messages_before_the_first_listener_are_kept() -> None:
     """Messages decoded before anyone listens, and the end, reach the first listeners."""
-    transport = _PipeTransport(1024)
+    transport = PipeTransport(1024)
     transport._on_data(b'Content-Length: 2\r\n\r\n{}Content-Length: 8\r\n\r\n{"a"')
     transport._on_data(b": 1}")
     transport._stdout_closed(None)
@@ -543,7 +544,7 @@ def test_messages_before_the_first_listener_are_kept() -> None:
 
 def test_a_closed_transport_refuses_sends_and_drops_late_output() -> None:
     """send after close raises TransportClosedError; stdout that still comes is dropped."""
-    transport = _PipeTransport(1024)
+    transport = PipeTransport(1024)
     messages: list[object] = []
     transport.on_message(messages.append)
     transport.close()
@@ -555,7 +556,7 @@ def test_a_closed_transport_refuses_sends_and_drops_late_output() -> None:
 
 def test_the_end_of_stdout_inside_a_frame_is_a_framing_error() -> None:
     """stdout ending part-way through a frame closes with a FramingError that says so."""
-    transport = _PipeTransport(1024)
+    transport = PipeTransport(1024)
     ends: list[BaseException | None] = []
     transport.on_close(ends.append)
     transport._on_data(b"Content-Length: 10\r\n\r\n{")
@@ -613,23 +614,32 @@ async def test_a_relative_program_path_is_taken_from_here(tmp_path: Path) -> Non
         assert await server.wait() == 0
 
 
+@pytest.mark.parametrize("own_block", [False, True])
 async def test_what_callers_send_after_answers_read_together_goes_out_in_one_write(
-    spawn: Spawn,
+    spawn: Spawn, own_block: bool
 ) -> None:
     """Several answers in one read wake several callers in the next turn of the loop; the
     messages they send then go out together after them, in order: a write per read, not
-    one per message."""
+    one per message. A caller that holds writes itself takes the hold over: nothing is
+    lost or reordered, and its block's end writes what it held."""
     server = await spawn("echo")
     transport = server.transport
-    assert isinstance(transport, _PipeTransport)
+    assert isinstance(transport, PipeTransport)
     loop = asyncio.get_running_loop()
     first = [{"jsonrpc": "2.0", "id": n, "result": n} for n in range(50)]
     follow = [{"jsonrpc": "2.0", "id": 100 + n, "result": n} for n in range(50)]
     arrived = collect(transport, len(first) + len(follow))
 
+    def send(message: dict[str, Any]) -> None:
+        if not own_block:
+            transport.send(message)
+            return
+        with transport.held_writes():
+            transport.send(message)
+
     def answer(message: dict[str, Any]) -> None:
         if message["id"] < 100:  # as an awaiting caller does: in the next turn
-            loop.call_soon(transport.send, follow[message["id"]])
+            loop.call_soon(send, follow[message["id"]])
 
     transport.on_message(answer)
     with transport.held_writes():  # the echo server reads them, and answers, at once
@@ -637,47 +647,42 @@ async def test_what_callers_send_after_answers_read_together_goes_out_in_one_wri
             transport.send(message)
     writes = _CountedWrites(transport)
     assert await asyncio.wait_for(arrived, GUARD) == first + follow
-    # One write per read that brought answers (the echo server may answer in a few).
-    assert writes.count <= 5
+    if not own_block:
+        # One write per read that brought answers (the echo server may answer in a few).
+        assert writes.count <= 5
 
 
-async def test_a_block_holding_writes_inside_a_hold_for_answers_keeps_the_order(
+async def test_a_message_held_for_answers_goes_out_when_a_block_takes_the_hold_over(
     spawn: Spawn,
 ) -> None:
-    """A caller woken by answers read together that holds writes itself takes the hold
-    over: nothing is lost or reordered, and the block's end writes what it held."""
+    """A caller woken by answers read together sends a request; another, in the same turn,
+    opens a held_writes block that waits for that request's answer. The request goes out
+    at the end of the turn all the same: no block keeps an answer from coming."""
     server = await spawn("echo")
     transport = server.transport
-    assert isinstance(transport, _PipeTransport)
+    assert isinstance(transport, PipeTransport)
     loop = asyncio.get_running_loop()
-    first = [{"jsonrpc": "2.0", "id": n, "result": n} for n in range(20)]
-    follow = [{"jsonrpc": "2.0", "id": 100 + n, "result": n} for n in range(20)]
-    arrived = collect(transport, len(first) + len(follow))
-
-    def send_held(message: dict[str, Any]) -> None:
-        with transport.held_writes():
-            transport.send(message)
+    answered: asyncio.Future[None] = loop.create_future()
+    blocks: list[contextlib.AbstractContextManager[None]] = []
 
     def answer(message: dict[str, Any]) -> None:
-        if message["id"] < 100:
-            loop.call_soon(send_held, follow[message["id"]])
+        if message["id"] == 0:
+            loop.call_soon(transport.send, {"jsonrpc": "2.0", "id": 7, "result": "asked"})
+        elif message["id"] == 1:
+
+            def open_block() -> None:
+                block = transport.held_writes()
+                block.__enter__()
+                blocks.append(block)
+
+            loop.call_soon(open_block)
+        elif message["id"] == 7 and not answered.done():
+            answered.set_result(None)
 
     transport.on_message(answer)
-    with transport.held_writes():
-        for message in first:
-            transport.send(message)
-    assert await asyncio.wait_for(arrived, GUARD) == first + follow
-
-
-async def test_closing_writes_what_was_held_first(spawn: Spawn) -> None:
-    """A message held when the transport closes (a session's exit, say) still goes out
-    before stdin ends: the server hears it."""
-    server = await spawn("echo")
-    transport = server.transport
-    assert isinstance(transport, _PipeTransport)
-    with transport.held_writes():
-        transport.send({"jsonrpc": "2.0", "method": "last words"})
-        writes = _CountedWrites(transport)
-        transport.close()
-    assert writes.count == 1  # written before stdin was closed, not dropped after
-    assert await asyncio.wait_for(server.wait(), GUARD) == 0
+    with transport.held_writes():  # two answers come back in one read
+        transport.send({"jsonrpc": "2.0", "id": 0, "result": 0})
+        transport.send({"jsonrpc": "2.0", "id": 1, "result": 1})
+    await asyncio.wait_for(answered, GUARD)
+    assert len(blocks) == 1
+    blocks[0].__exit__(None, None, None)

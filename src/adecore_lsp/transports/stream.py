@@ -96,6 +96,12 @@ class FramedTransport(BaseTransport):
             failure = FramingError(f"could not decode the stream: {error!r}")
             failure.__cause__ = error
             self._fail(failure)
+        if self._decoder.completed > 1:
+            self._several_arrived()
+
+    def _several_arrived(self) -> None:
+        """The last chunk completed several messages: a subclass that writes may gather
+        what the callers they wake send next (the pipe transport does)."""
 
     def _on_message(self, message: JSONObject) -> None:
         # A listener may close the transport in the middle of a chunk: drop the rest.

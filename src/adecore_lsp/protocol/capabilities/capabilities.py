@@ -459,11 +459,9 @@ def _enables(registration: Registration, method: str, spec: MethodSpec | None) -
     return registration.method == method  # named directly (or a method outside the table)
 
 
-def _scoped_by_uri(options: object) -> bool:
+def _scoped_by_uri(options: Mapping[str, Any]) -> bool:
     """Whether provider options choose documents by more than their language: a selector
     filter naming a scheme or a pattern."""
-    if not isinstance(options, Mapping):
-        return False
     selector = options.get("documentSelector")
     return isinstance(selector, list) and any(
         isinstance(item, Mapping)

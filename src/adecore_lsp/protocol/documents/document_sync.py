@@ -49,9 +49,8 @@ class DocumentSync:
         """What capability selectors look at, per open document (made once, asked often)."""
 
     def _sync(self, document: TextDocument) -> SyncOptions:
-        info = self.infos.get(document.uri)
-        if info is None:
-            info = DocumentInfo(document.uri, document.language_id)
+        # A notebook's cells are in the store without an entry of their own here.
+        info = self.infos.get(document.uri) or DocumentInfo(document.uri, document.language_id)
         return self._registry.text_document_sync(info)
 
     def open(self, uri: str, language_id: str, text: str, encoding: str) -> TextDocument:
