@@ -41,7 +41,7 @@ from typing import Any, Protocol
 import orjson
 
 from adecore_lsp import LspSession, spawn_server
-from adecore_lsp.transports.process import READ_SIZE
+from adecore_lsp.transports.pipes import READ_SIZE
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "benchmarks" / "echo_server.c"

@@ -19,9 +19,8 @@ import pytest
 from adecore_lsp.errors import FramingError, TransportClosedError, TransportError
 from adecore_lsp.transports._stderr import StderrLines
 from adecore_lsp.transports.base import LspTransport
-from adecore_lsp.transports.pipes import PipeTransport
+from adecore_lsp.transports.pipes import READ_SIZE, PipeTransport
 from adecore_lsp.transports.process import (
-    READ_SIZE,
     ServerProcess,
     process_byte_stream,
     spawn_server,
