@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-import adecore_lsp.workspace.registry as registry_module
+import adecore_lsp.workspace.executables as executables
 from adecore_lsp.errors import ServerNotFoundError
 from adecore_lsp.workspace.registry import Registry, ServerSpec
 
@@ -99,7 +99,7 @@ def path_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         lambda name, *a, **k: str(scripts) if name == "scripts" else real(name, *a, **k),
     )
     # Looked up once a process: the lookup itself is replaced too.
-    monkeypatch.setattr(registry_module, "scripts_folder", lambda: str(scripts))
+    monkeypatch.setattr(executables, "scripts_folder", lambda: str(scripts))
     return folder
 
 

@@ -96,7 +96,7 @@ def with_own_scripts(env: Mapping[str, str]) -> dict[str, str]:
     with the tool (``pip install "adecore-lsp[python]"`` puts ruff beside it) are found,
     and find what they look for, also when its environment is not activated."""
     found = dict(env)
-    from ..workspace.registry import scripts_folder
+    from ..workspace.executables import scripts_folder
 
     scripts = scripts_folder()
     path = found.get("PATH", "")

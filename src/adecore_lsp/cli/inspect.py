@@ -97,7 +97,7 @@ async def _registration_grace(session: Any) -> None:
 
 
 async def servers(args: argparse.Namespace, output: Output, registry: Registry) -> int:
-    from ..workspace.servers import version_of
+    from ..workspace.server_facts import version_of
 
     root = Path(args.root) if args.root else cwd_of(args)
     specs = list(registry)

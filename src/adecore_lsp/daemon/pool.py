@@ -22,7 +22,7 @@ from typing import Any
 
 from ..cli.executor import WorkspaceRequest
 from ..environment import environ
-from ..workspace.registry import scripts_folder
+from ..workspace.executables import scripts_folder
 from ..workspace.trust import config_digest, is_trusted
 from ..workspace.workspace import Workspace
 from .client import start_time

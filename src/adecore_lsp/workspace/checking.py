@@ -339,9 +339,9 @@ async def _pull_round(
     await asyncio.gather(*(worker() for _ in range(min(PULLS_AT_ONCE, len(uris)))))
 
 
-async def _pull_one(handle: ServerHandle, uri: str, deadline: float) -> bool:
-    """Pull one document until an answer for its current version came; False when none
-    will (no pulls, a crash, a refusal, the deadline)."""
+async def _pull_one(handle: ServerHandle, uri: str, deadline: float) -> None:
+    """Pull one document until an answer for its current version came, or none will (no
+    pulls, a crash, a refusal, the deadline: the wait for final diagnostics reports it)."""
     session = handle.live
     while session is not None and uri in session.documents:
         if not session.supports("textDocument/diagnostic", uri):
@@ -349,24 +349,23 @@ async def _pull_one(handle: ServerHandle, uri: str, deadline: float) -> bool:
             # for that within the deadline, while its pushes count meanwhile.
             left = deadline - time.monotonic()
             if left <= 0:
-                return False
+                return
             if not await session.wait_for_capability("textDocument/diagnostic", uri, timeout=left):
-                return False
+                return
             continue
         version = session.documents[uri].version
         left = deadline - time.monotonic()
         if left <= 0:
-            return False
+            return
         try:
             result = await session.document_diagnostics(uri, timeout=left)
         except StaleResultError:
             continue  # the text changed meanwhile: pull the new one
         except LspError:
-            return False  # a crash or a refusal: the wait reports it
+            return  # a crash or a refusal
         handle.finality.pulled(uri, version, list(result), time.monotonic())
         handle.changed.fire()
-        return True
-    return False
+        return
 
 
 async def _wait_final(

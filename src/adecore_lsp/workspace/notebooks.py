@@ -124,18 +124,24 @@ def view_of(path: Path, uri: str, text: str) -> NotebookView:
     return NotebookView(path, uri, parse_notebook(text))
 
 
-def mode_for(handle: ServerHandle, session: LspSession, view: NotebookView) -> NotebookMode:
-    """How this server takes this notebook: by sync when it announces a selector that takes
-    it (and the registry does not say ``joined``), else joined."""
-    if handle.spec.notebooks == "joined":
-        return "joined"
-    announced = sync_options(
+def _announced(session: LspSession, view: NotebookView) -> dict[str, Any] | None:
+    """The notebook sync options the server announced (statically or by registration) for
+    this notebook, or ``None`` when none takes it."""
+    return sync_options(
         session.server_capabilities.get("notebookDocumentSync"),
         session.registrations("notebookDocument/sync"),
         JUPYTER,
         view.uri,
         view.notebook.language,
     )
+
+
+def mode_for(handle: ServerHandle, session: LspSession, view: NotebookView) -> NotebookMode:
+    """How this server takes this notebook: by sync when it announces a selector that takes
+    it (and the registry does not say ``joined``), else joined."""
+    if handle.spec.notebooks == "joined":
+        return "joined"
+    announced = _announced(session, view)
     return "sync" if announced is not None else "joined"
 
 
@@ -254,13 +260,7 @@ def say_saved(handle: ServerHandle, session: LspSession, view: NotebookView) -> 
     current = handle.notebook_sync
     if known is None or known[1] != "sync" or current is None or current[0] is not session:
         return
-    options = sync_options(
-        session.server_capabilities.get("notebookDocumentSync"),
-        session.registrations("notebookDocument/sync"),
-        JUPYTER,
-        view.uri,
-        view.notebook.language,
-    )
+    options = _announced(session, view)
     if options is not None and options.get("save") is True and view.uri in current[1].notebooks:
         session.notify("notebookDocument/didSave", current[1].save(view.uri))
 

@@ -13,7 +13,6 @@ import os
 import platform
 import shutil
 import sys
-import sysconfig
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
@@ -23,8 +22,15 @@ from typing import Any, NoReturn
 
 import orjson
 
-from ..environment import getenv
 from ..errors import ServerNotFoundError
+from . import executables
+from .executables import (
+    executable,
+    in_scripts_folder,
+    inside,
+    local_bin_dirs,
+    on_path,
+)
 from .project_config import ProjectConfig, deep_merge, read_project_config, restrict_untrusted
 
 __all__ = ["Registry", "ServerSpec"]
@@ -279,61 +285,6 @@ def _check_fields(config: ProjectConfig) -> None:
             )
 
 
-def _inside(path: str | os.PathLike[str], root: Path) -> bool:
-    """Whether ``path``, as given or with its links resolved, lies in ``root``."""
-    for candidate, base in (
-        (os.path.abspath(path), os.path.abspath(root)),
-        (os.path.realpath(path), os.path.realpath(root)),
-    ):
-        if candidate == base or candidate.startswith(base.rstrip(os.sep) + os.sep):
-            return True
-    return False
-
-
-def _on_path(program: str, outside: Path | None) -> str | None:
-    """``program`` on ``PATH``; with ``outside``, never one inside that folder (an entry
-    there is skipped, and so is a program that leads into it)."""
-    path = getenv("PATH", os.defpath) or os.defpath
-    if outside is None:
-        found = shutil.which(program, path=path)
-        return os.path.abspath(found) if found is not None else None
-    for entry in path.split(os.pathsep):
-        if not entry or _inside(entry, outside):
-            continue
-        found = shutil.which(program, path=entry)
-        if found is not None and not _inside(found, outside):
-            return os.path.abspath(found)
-    return None
-
-
-@lru_cache(maxsize=1)
-def scripts_folder() -> str | None:
-    """The scripts folder of the Python environment this code runs in (``.venv/bin``),
-    looked up once a process."""
-    return sysconfig.get_path("scripts") or None
-
-
-def _in_scripts_folder(program: str) -> str | None:
-    """``program`` in the scripts folder of the Python environment this code runs in."""
-    scripts = scripts_folder()
-    if not scripts:
-        return None
-    found = shutil.which(program, path=scripts)
-    return os.path.abspath(found) if found is not None else None
-
-
-def _executable(path: Path) -> str | None:
-    """``path`` made absolute if it is an executable file (on Windows, with PATHEXT tried)."""
-    found = shutil.which(str(path))
-    return os.path.abspath(found) if found is not None else None
-
-
-def _local_bin_dirs(root: Path) -> list[Path]:
-    """A project's own executables: its virtual environment's, then its npm packages'."""
-    venv_bin = root / ".venv" / ("Scripts" if os.name == "nt" else "bin")
-    return [venv_bin, root / "node_modules" / ".bin"]
-
-
 @lru_cache(maxsize=1)
 def _default_data() -> tuple[dict[str, Any], ...]:
     """The packaged ``servers.json``, read and parsed once per process."""
@@ -469,14 +420,14 @@ class Registry:
             program = spec.command[0]
             if os.path.isabs(program) or "/" in program or os.sep in program:
                 return None
-            return _on_path(program, None) or _in_scripts_folder(program)
+            return on_path(program, None) or in_scripts_folder(program)
         program = spec.command[0]
         if os.path.isabs(program):
-            found = _executable(Path(program))
-            return None if found is None or _inside(found, base) else found
+            found = executable(Path(program))
+            return None if found is None or inside(found, base) else found
         if "/" in program or os.sep in program:
             return None  # relative to the root: inside it
-        return _on_path(program, base) or _in_scripts_folder(program)
+        return on_path(program, base) or in_scripts_folder(program)
 
     def local_executable(
         self, spec: ServerSpec | str, root: str | os.PathLike[str] | None
@@ -487,18 +438,18 @@ class Registry:
         spec = self._spec(spec)
         program = spec.command[0]
         if os.path.isabs(program):
-            return _executable(Path(program))
+            return executable(Path(program))
         base = Path(root) if root is not None else None
         if base is not None and spec.executables:
             names = _node_platform()
             for relative in spec.executables:
-                found = _executable(base / relative.format_map(names))
+                found = executable(base / relative.format_map(names))
                 if found is not None:
                     return found
         if "/" in program or os.sep in program:
-            return _executable((base or Path.cwd()) / program)
+            return executable((base or Path.cwd()) / program)
         if base is not None:
-            for folder in _local_bin_dirs(base):
+            for folder in local_bin_dirs(base):
                 found = shutil.which(program, path=str(folder))
                 if found is not None:
                     return os.path.abspath(found)
@@ -512,8 +463,8 @@ class Registry:
         found = self.local_executable(spec, root)
         program = spec.command[0]
         if found is None and not (os.path.isabs(program) or "/" in program or os.sep in program):
-            found = _on_path(program, None)
-        if found is None or not _inside(found, Path(root)):
+            found = on_path(program, None)
+        if found is None or not inside(found, Path(root)):
             return None
         return os.path.relpath(found, os.path.abspath(root))
 
@@ -541,22 +492,22 @@ class Registry:
 
             trusted = is_trusted(root)
         if root is not None and not trusted:
-            inside = self.inside_root(spec, root)
-            if inside is not None:
+            held = self.inside_root(spec, root)
+            if held is not None:
                 from .trust import ADVICE
 
                 raise ServerNotFoundError(
                     spec.id,
                     spec.install,
-                    detail=f"only {inside} has it, inside a root that is not trusted; {ADVICE}",
+                    detail=f"only {held} has it, inside a root that is not trusted; {ADVICE}",
                 )
-        scripts = scripts_folder() or "adecore-lsp's own environment"
+        scripts = executables.scripts_folder() or "adecore-lsp's own environment"
         if os.path.isabs(program) or "/" in program or os.sep in program:
             detail = f"{program} is not an executable file"
         elif root is None or not trusted:
             detail = f"no {program} on PATH or in {scripts}"
         else:
-            places = ", ".join(str(folder) for folder in _local_bin_dirs(Path(root)))
+            places = ", ".join(str(folder) for folder in local_bin_dirs(Path(root)))
             detail = f"no {program} in {places}, on PATH or in {scripts}"
         raise ServerNotFoundError(spec.id, spec.install, detail=detail)
 

@@ -135,18 +135,25 @@ def filter_matches(document_filter: object, document: DocumentInfo) -> bool:
         return document_filter in ("*", document.language_id)
     if not isinstance(document_filter, Mapping) or "notebook" in document_filter:
         return False
-    language = document_filter.get("language")
-    scheme = document_filter.get("scheme")
-    pattern = document_filter.get("pattern")
-    if language is None and scheme is None and pattern is None:
+    return fields_match(document_filter, "language", document.language_id, document.uri)
+
+
+def fields_match(entry: Mapping[str, Any], kind_field: str, kind: str | None, uri: str) -> bool:
+    """Whether a filter's fields all match: its ``kind_field`` (``language`` of a document
+    filter, ``notebookType`` of a notebook filter) equal to ``kind`` or ``*``, its
+    ``scheme`` and its ``pattern``. A filter with none of the three matches nothing."""
+    wanted = entry.get(kind_field)
+    scheme = entry.get("scheme")
+    pattern = entry.get("pattern")
+    if wanted is None and scheme is None and pattern is None:
         return False
-    if language is not None and language not in ("*", document.language_id):
+    if wanted is not None and wanted not in ("*", kind):
         return False
     if scheme is not None and not (
-        isinstance(scheme, str) and scheme.lower() in ("*", _split_uri(document.uri)[0])
+        isinstance(scheme, str) and scheme.lower() in ("*", _split_uri(uri)[0])
     ):
         return False
-    return pattern is None or pattern_matches(pattern, document.uri)
+    return pattern is None or pattern_matches(pattern, uri)
 
 
 def selector_matches(selector: object, document: DocumentInfo) -> bool:

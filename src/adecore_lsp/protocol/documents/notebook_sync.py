@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..capabilities.selectors import _split_uri, pattern_matches
+from ..capabilities.selectors import fields_match
 from .documents import DocumentStore, TextDocument
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -53,18 +53,7 @@ def _notebook_filter_matches(notebook: object, notebook_type: str, uri: str) -> 
         return notebook in ("*", notebook_type)
     if not isinstance(notebook, Mapping):
         return False
-    wanted_type = notebook.get("notebookType")
-    scheme = notebook.get("scheme")
-    pattern = notebook.get("pattern")
-    if wanted_type is None and scheme is None and pattern is None:
-        return False
-    if wanted_type is not None and wanted_type not in ("*", notebook_type):
-        return False
-    if scheme is not None and not (
-        isinstance(scheme, str) and scheme.lower() in ("*", _split_uri(uri)[0])
-    ):
-        return False
-    return pattern is None or pattern_matches(pattern, uri)
+    return fields_match(notebook, "notebookType", notebook_type, uri)
 
 
 def notebook_selector_matches(
