@@ -12,7 +12,7 @@ import pytest
 
 from tests.cli.conftest import no_traceback, run, tool_env, write
 from tests.integration.conftest import VENV_BIN
-from tests.workspace.test_notebooks_real import ANALYSIS
+from tests.workspace.test_notebooks_real import ANALYSIS, notebook
 
 pytestmark = pytest.mark.real_server
 
@@ -243,3 +243,17 @@ def test_a_baseline_never_matches_a_finding_of_another_cell() -> None:
     # A baseline saved before cells were reported holds no "cell": plain files still match.
     old = {"diagnostics": [{k: v for k, v in saved["diagnostics"][0].items() if k != "cell"}]}
     assert reports.without_baseline([finding(None)], old) == []
+
+
+def test_a_cell_line_after_a_form_feed_is_the_line_lsp_counts(tmp_path: Path) -> None:
+    """A form feed ends no line for LSP (only \\n, \\r\\n and \\r do): the text jsonl
+    measures its UTF-8 columns on is the finding's own line, not the one before it."""
+    cell = "a = 1\x0c\né = 1; import os\n"
+    project = write(tmp_path / "project", {**CONFIG, "nb.ipynb": notebook(("code", cell))})
+    (record,) = [
+        json.loads(line) for line in run("check", "--format", "jsonl", cwd=project).out.splitlines()
+    ]
+    assert record["code"] == {"value": "F401"}
+    assert record["message"].startswith("cell 1: ")
+    # `os` starts at code point 15 of "é = 1; import os", which is byte 16 in UTF-8.
+    assert record["location"]["range"]["start"]["column"] == 16

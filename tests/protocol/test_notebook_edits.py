@@ -198,3 +198,33 @@ def test_edits_of_plain_files_pass_through_untouched() -> None:
     rewritten, _changes = cells_of_edit(mixed, find, "utf-16")
     assert rewritten["documentChanges"][0] == {"kind": "create", "uri": "file:///work/new.py"}
     assert rewritten["documentChanges"][1]["textDocument"]["uri"] == NB
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {**edit_at(0, 4, 10, "z"), "newText": None},
+        {"range": edit_at(0, 4, 10, "z")["range"]},
+        edit_at(0, 4, 10, "z") | {"range": {"start": {"line": 0.5, "character": 4}, "end": {}}},
+        {"newText": "z"},
+    ],
+)
+def test_a_text_edit_of_a_cell_that_is_not_a_text_edit_is_refused(bad: Any) -> None:
+    """As for a plain file: a null or missing newText is never written as "None" or as a
+    deletion, and a range must be of integer positions."""
+    for form in (
+        {"changes": {CELL_B: [bad]}},
+        {"changes": {NB + ".py": [bad]}},
+    ):
+        with pytest.raises(ValueError, match="TextEdit"):
+            cells_of_edit(form, find, "utf-16")
+
+
+def test_an_entry_this_module_cannot_read_stays_for_the_edits_own_checks() -> None:
+    """A malformed entry of the changes map is kept in the rewritten edit, where the plan's
+    checks refuse it, rather than dropped without a word."""
+    edit = {"changes": {CELL_B: [edit_at(0, 4, 10, "thrice")], "file:///work/a.py": "oops"}}
+    rewritten, _changes = cells_of_edit(edit, find, "utf-16")
+    assert {"textDocument": {"uri": "file:///work/a.py", "version": None}, "edits": "oops"} in (
+        rewritten["documentChanges"]
+    )

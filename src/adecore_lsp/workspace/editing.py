@@ -30,7 +30,14 @@ from .delta import delta_of
 from .files import read_text
 from .model import AppliedPlan, EditPlan, FileEdit, FileOperation
 from .navigation import target_offset
-from .notebook_editing import fix_notebook, format_notebook, kind_matches, take_action
+from .notebook_editing import (
+    document_edit,
+    encoding_of,
+    fix_notebook,
+    format_notebook,
+    kind_matches,
+    take_action,
+)
 from .notebooks import cell_diff, is_notebook, notebook_of_uri
 from .outlines import prepare_whole
 
@@ -114,10 +121,6 @@ def make_plan(ws: Workspace, edits: Sequence[tuple[Any, str]]) -> EditPlan:
     return EditPlan(files, operations, "".join(diffs), raw=raw, snapshot=snapshot)
 
 
-def _encoding(session: LspSession) -> str:
-    return session.position_encoding or "utf-16"
-
-
 async def rename(ws: Workspace, target: Target, new_name: str) -> EditPlan:
     if not new_name or not isinstance(new_name, str):
         raise ValueError(f"a new name must be a non-empty string, not {new_name!r}")
@@ -132,7 +135,7 @@ async def rename(ws: Workspace, target: Target, new_name: str) -> EditPlan:
         )
     # Asked with only max_open_files of the root's files open, the server may miss some.
     plan = replace(
-        make_plan(ws, [(edit, _encoding(session)), *sent]), complete=complete, reason=reason
+        make_plan(ws, [(edit, encoding_of(session)), *sent]), complete=complete, reason=reason
     )
     if not plan.files and not plan.file_ops:
         raise EmptyEditError(
@@ -154,9 +157,7 @@ async def format_files(ws: Workspace, paths: Paths) -> EditPlan:
             _handle, session, text_edits = await ws.first_answer(
                 path, "textDocument/formatting", lambda s, uri: s.formatting(uri)
             )
-        uri = ws.paths.uri(path)
-        document = {"textDocument": {"uri": uri, "version": None}, "edits": list(text_edits)}
-        edits.append(({"documentChanges": [document]}, _encoding(session)))
+        edits.append((document_edit(ws.paths.uri(path), text_edits), encoding_of(session)))
         edits.extend(sent)
     return make_plan(ws, edits)
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .notebooks import notebook_of
+from ..protocol.documents.positions import LineIndex
+from .notebooks import NotebookView, notebook_of
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -23,17 +24,23 @@ def line_of(ws: Workspace) -> LineOf:
     """The text of a 1-based line of a file (a root-relative path), without its ending; with
     ``cell``, of that notebook cell's source."""
 
+    views: dict[str, NotebookView | None] = {}  # a notebook read once per report
+
     def line(path: str, number: int, cell: int | None = None) -> str | None:
-        if cell is not None:
-            view = notebook_of(ws, path)
+        if cell is None:
+            index = ws.texts.index(ws.paths.uri(ws.paths.absolute(path)))
+        else:
+            if path not in views:
+                views[path] = notebook_of(ws, path)
+            view = views[path]
             if view is None:
                 return None
             try:
-                lines = view.notebook.cell(cell).source.splitlines()
+                source = view.notebook.cell(cell).source
             except ValueError:
                 return None
-            return lines[number - 1] if 1 <= number <= len(lines) else None
-        index = ws.texts.index(ws.paths.uri(ws.paths.absolute(path)))
+            # Lines as LSP counts them (\n, \r\n, \r), as the finding's line was.
+            index = LineIndex(source, "utf-32")
         if index is None or not 1 <= number <= index.line_count:
             return None
         return index.text[index.line_start(number - 1) : index.line_end(number - 1)]

@@ -27,11 +27,13 @@ NOTEBOOK_KIND_PREFIX = "notebook."
 """A notebook-wide code action kind is the kind with this before it (LSP 3.17)."""
 
 
-def _encoding(session: LspSession) -> str:
+def encoding_of(session: LspSession) -> str:
+    """The position encoding a server's edits are in (UTF-16 unless it chose another)."""
     return session.position_encoding or "utf-16"
 
 
-def _document_edit(uri: str, text_edits: Any) -> dict[str, Any]:
+def document_edit(uri: str, text_edits: Any) -> dict[str, Any]:
+    """A ``WorkspaceEdit`` of one document's text edits, made against any version."""
     return {
         "documentChanges": [
             {"textDocument": {"uri": uri, "version": None}, "edits": list(text_edits)}
@@ -64,7 +66,7 @@ async def format_notebook(ws: Workspace, path: Path) -> list[tuple[Any, str]]:
                 [handle], "textDocument/formatting", lambda s, u=uri: s.formatting(u), uri
             )
             if text_edits:
-                edits.append((_document_edit(uri, text_edits), _encoding(session)))
+                edits.append((document_edit(uri, text_edits), encoding_of(session)))
         return edits
     return []
 
@@ -101,7 +103,7 @@ async def take_action(
             if "edit" not in action and session.supports("codeAction/resolve", uri):
                 action = await session.resolve_code_action(action)
             if "edit" in action:
-                return [(action["edit"], _encoding(session))]
+                return [(action["edit"], encoding_of(session))]
             command = action.get("command")
             if isinstance(command, dict) and isinstance(command.get("command"), str):
                 await session.execute_command(command["command"], command.get("arguments"))

@@ -53,7 +53,9 @@ async def in_place(
 ) -> DiagnosticsReport:
     """The working tree's findings that the revision (``old_texts`` of the changed files)
     does not have, with ``resolved`` those of the revision that are gone."""
-    after = await checking.diagnostics(ws, paths, timeout)
+    # The files are found once: the revision's side checks the same ones.
+    files = ws.root_files() if paths is None else ws.files_of(paths)
+    after = await checking.files_diagnostics(ws, files, timeout)
     saved: dict[Path, OpenFile | None] = {
         path: ws._open.get(ws.paths.uri(path)) for path in old_texts
     }
@@ -61,7 +63,7 @@ async def in_place(
         for path, text in old_texts.items():
             await ws.update(path, text)
         others_changed(ws)
-        before = await checking.diagnostics(ws, paths, timeout)
+        before = await checking.files_diagnostics(ws, files, timeout)
     finally:
         # Shielded: a cancelled call still gives the servers the disk's texts back.
         await asyncio.shield(_put_back(ws, saved))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..documents.notebooks import CellPosition, JoinedDocument, Notebook, parse_cell_uri
-from ..documents.positions import LineIndex, check_encoding
+from ..documents.positions import LineIndex, check_encoding, range_tuples
 from ..shapes.workspace_edit import apply_text_edits
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -40,15 +40,21 @@ class NotebookChange:
     text: str = ""
 
 
-def _span(edit: Any) -> tuple[tuple[int, int], tuple[int, int]]:
+def _text_edit(edit: Any) -> tuple[tuple[tuple[int, int], tuple[int, int]], str]:
+    """A ``TextEdit``'s range and new text, checked as a plain file's are.
+
+    Raises:
+        ValueError: not an object with a range of integer positions and a string
+            ``newText``.
+    """
+    if not isinstance(edit, Mapping) or not isinstance(edit.get("newText"), str):
+        raise ValueError(f"a TextEdit without a string newText: {edit!r}")
+    range_ = edit.get("range")
     try:
-        start, end = edit["range"]["start"], edit["range"]["end"]
-        return (int(start["line"]), int(start["character"])), (
-            int(end["line"]),
-            int(end["character"]),
-        )
-    except (KeyError, TypeError, ValueError):
-        raise ValueError(f"a TextEdit without a valid range: {edit!r}") from None
+        span = range_tuples(range_ if isinstance(range_, Mapping) else {}, "its range")
+    except ValueError as error:
+        raise ValueError(f"a TextEdit without a valid range: {edit!r} ({error})") from None
+    return span, edit["newText"]
 
 
 def _text_edits(edit: object) -> list[tuple[str, list[Any], int | None]]:
@@ -104,8 +110,7 @@ def cells_of_edit(
         cells = by_cell.setdefault(notebook_uri, (notebook, {}))[1]
         if joined is not None:
             for text_edit in edits:
-                (start_line, start_char), (end_line, end_char) = _span(text_edit)
-                new_text = str(text_edit.get("newText", ""))
+                ((start_line, start_char), (end_line, end_char)), new_text = _text_edit(text_edit)
                 start = joined.to_cell(start_line, start_char)
                 end = joined.to_cell(end_line, end_char)
                 if end is None and start is not None and end_char == 0 and new_text.endswith("\n"):
@@ -147,7 +152,7 @@ def cells_of_edit(
         change = NotebookChange(notebook_uri, notebook)
         for number, edits in sorted(cells.items()):
             old = notebook.cell(number).source
-            spans = [(_span(text_edit), str(text_edit.get("newText", ""))) for text_edit in edits]
+            spans = [_text_edit(text_edit) for text_edit in edits]
             new = apply_text_edits(old, spans, position_encoding, f"cell {number}")
             if new != old:
                 change.cells[number] = (old, new)
@@ -172,9 +177,12 @@ def _rewritten(
     if isinstance(original, list):
         items = list(original)
     else:
+        # Every entry of the changes map, as given: one this module could not read is
+        # still there for the edit's own checks to refuse.
+        changes = edit.get("changes")
         items = [
             {"textDocument": {"uri": uri, "version": None}, "edits": edits}
-            for uri, edits, _index in _text_edits(edit)
+            for uri, edits in (changes.items() if isinstance(changes, Mapping) else ())
         ]
     out: list[Any] = []
     for item in items:
