@@ -6,14 +6,22 @@ kept inside the root, and the contents the files must still hold (what the chang
 from). :meth:`WriteSet.commit` then:
 
 1. checks every target: inside the root (``EditOutsideRootError``), a single hard link, a
-   write permission bit, writable by this process; a symbolic link is written through;
+   write permission bit, writable by this process, a notebook's new text a notebook; a
+   symbolic link is written through;
 2. records the set in a journal in the user's state folder (never in the project), locked
-   with ``flock`` while its writer lives, before the first temporary file is written;
+   with ``flock`` while its writer lives, before the first temporary file is written: each
+   write with the text it replaces (what the set's earlier steps leave there: a file
+   renamed and then edited replaces the renamed file's text) and its new one;
 3. writes each new text to a temporary file beside its target, with the old file's mode,
    owner and group, and fsyncs the files and their folders;
 4. compares every file with the content the change was made from (a foreign edit is an
    :class:`EditConflictError`, nothing written) and marks the journal complete;
-5. replaces the targets in order, fsyncs their folders and removes the journal.
+5. replaces the targets in order, comparing each file with the text it must hold at the
+   moment it is replaced, and afterwards each replaced file with what it held then (a
+   program that had it open may have written to it meanwhile): any difference undoes the
+   set, keeps the foreign edit and is an :class:`EditConflictError`; then fsyncs the
+   folders and removes the journal. (An edit made to a target after it was replaced is
+   made on top of the new text, and kept with it.)
 
 A failure before step 5 removes the temporary files; one during it puts back what was
 replaced. A process killed anywhere in between leaves a journal that no live process holds:
@@ -26,35 +34,42 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
-import secrets
-import shutil
 import stat
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows has no flock
-    fcntl = None  # type: ignore[assignment]
-
-from .environment import getenv, home
 from .errors import EditConflictError, EditOutsideRootError, ErrorCodes, LspError
+from .protocol.documents.notebooks import InvalidNotebookError, parse_notebook
+from .write_journal import TEMP_SUFFIX as TEMP_SUFFIX
+from .write_journal import (
+    Journal,
+    content,
+    describe,
+    digest,
+    put_back,
+    read,
+    read_all,
+    remove_tree,
+    sync_folder,
+    temp_name,
+    write_new,
+)
+from .write_journal import journal_folder as journal_folder
+from .write_journal import recover as recover
+from .write_journal import state_folder as state_folder
+from .write_steps import Delete, MakeFolder, Rename, Step, Timeline, Write
 
 # Internal to the library: Workspace.apply and LspSession.apply_edit are the public faces.
 __all__: list[str] = []
 
-TEMP_SUFFIX = ".adecore-tmp"
-"""The end of every temporary file's name: ``.app.py.<random>.adecore-tmp`` beside ``app.py``."""
-
-_COMPLETE = b"complete\n"
+# The journal's parts under the names the write path has always given them.
+_Journal = Journal
+_digest = digest
+_sync_folder = sync_folder
+_write_new = write_new
 
 WRITERS = 16
 """Threads that write and sync the temporary files of a large set."""
@@ -62,69 +77,47 @@ WRITERS = 16
 PARALLEL_FROM = 8
 """Sets of this many files or more are written by several threads."""
 
-
-def state_folder() -> Path:
-    """``$XDG_STATE_HOME/adecore-lsp`` (else ``~/.local/state/adecore-lsp``)."""
-    base = getenv("XDG_STATE_HOME") or os.path.join(home(), ".local", "state")
-    return Path(base) / "adecore-lsp"
+HELD = 256
+"""Replaced files held open at most, to be compared after their replacement: a larger set
+compares them a batch at a time."""
 
 
-def journal_folder(root: Path) -> Path:
-    """Where the journals of writes under ``root`` (a real path) live: one folder per root."""
-    key = hashlib.sha256(os.fsencode(root)).hexdigest()[:32]
-    return state_folder() / "journals" / key
-
-
-def _digest(data: bytes | None) -> str | None:
-    return None if data is None else hashlib.sha256(data).hexdigest()
-
-
-# -- steps -----------------------------------------------------------------------------
-
-
-@dataclass
-class _Write:
-    target: Path
-    data: bytes
-    change: int | None = None
-    temp: Path | None = None
-    old: bytes | None = None
-    """What the target held when the set was checked (``None``: it did not exist)."""
-    mode: int | None = None
-    owner: tuple[int, int] | None = None
-
-
-@dataclass
-class _MakeFolder:
-    target: Path
-    change: int | None = None
-
-
-@dataclass
-class _Rename:
-    old: Path
-    new: Path
-    overwrite: bool
-    change: int | None = None
-    aside: Path | None = None
-    """Where what ``new`` held is moved while the set is made (removed at the end)."""
-
-
-@dataclass
-class _Delete:
-    target: Path
-    recursive: bool
-    change: int | None = None
-    aside: Path | None = None
-
-
-_Step = _Write | _MakeFolder | _Rename | _Delete
-
-
-@dataclass
 class _Expectation:
-    path: Path
-    content: bytes | None
+    __slots__ = ("content", "path")
+
+    def __init__(self, path: Path, content: bytes | None) -> None:
+        self.path = path
+        self.content = content
+
+
+class _Replaced:
+    """A file the set replaced, held open (the replaced file itself, no longer under its
+    name) until it is compared with what it held when it was replaced."""
+
+    __slots__ = ("descriptor", "step")
+
+    def __init__(self, step: Write, descriptor: int) -> None:
+        self.step = step
+        self.descriptor: int | None = descriptor
+
+    def text(self) -> bytes:
+        """What the replaced file holds now (``step.before`` once it has been compared)."""
+        if self.descriptor is None:
+            return self.step.before or b""
+        return read_all(self.descriptor)
+
+    def close(self) -> None:
+        if self.descriptor is not None:
+            os.close(self.descriptor)
+            self.descriptor = None
+
+
+class _Conflict(Exception):
+    """A file changed by someone else while the set was made (the paths people know)."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(names)
+        self.names = names
 
 
 class WriteSet:
@@ -152,9 +145,10 @@ class WriteSet:
             if journal_root is not None
             else (self._roots[0] if self._roots else Path("/"))
         )
-        self._steps: list[_Step] = []
+        self._steps: list[Step] = []
         self._expected: dict[Path, _Expectation] = {}
         self._folders: dict[Path, Path] = {}
+        self._replaced: list[_Replaced] = []
 
     # -- building --------------------------------------------------------------------------
 
@@ -215,10 +209,10 @@ class WriteSet:
         self, path: str | os.PathLike[str], data: bytes, *, change: int | None = None
     ) -> None:
         """Give the file at ``path`` (through a symbolic link: its target) ``data``."""
-        self._steps.append(_Write(self.locate(path), data, change))
+        self._steps.append(Write(self.locate(path), data, change))
 
     def make_folder(self, path: str | os.PathLike[str], *, change: int | None = None) -> None:
-        self._steps.append(_MakeFolder(self.locate(path, follow_links=False), change))
+        self._steps.append(MakeFolder(self.locate(path, follow_links=False), change))
 
     def rename(
         self,
@@ -229,7 +223,7 @@ class WriteSet:
         change: int | None = None,
     ) -> None:
         self._steps.append(
-            _Rename(
+            Rename(
                 self.locate(old, follow_links=False),
                 self.locate(new, follow_links=False),
                 overwrite,
@@ -240,14 +234,14 @@ class WriteSet:
     def delete(
         self, path: str | os.PathLike[str], *, recursive: bool, change: int | None = None
     ) -> None:
-        self._steps.append(_Delete(self.locate(path, follow_links=False), recursive, change))
+        self._steps.append(Delete(self.locate(path, follow_links=False), recursive, change))
 
     @property
     def targets(self) -> list[Path]:
         """Every path the set changes, in order, once each."""
         found: dict[Path, None] = {}
         for step in self._steps:
-            if isinstance(step, _Rename):
+            if isinstance(step, Rename):
                 found[step.old] = None
                 found[step.new] = None
             else:
@@ -261,25 +255,33 @@ class WriteSet:
 
         Raises:
             EditOutsideRootError: a path leads outside the root.
-            EditConflictError: a file changed since the change was made from it.
-            LspError: a file that may not be written (hard-linked, read-only), or a write
-                that failed (the disk full, a folder not writable), naming the file;
-                nothing was written.
+            EditConflictError: a file changed since the change was made from it, or while
+                the set was being made (the change is kept, the set undone).
+            LspError: a file that may not be written (hard-linked, read-only, a notebook
+                whose new text is not one), or a write that failed (the disk full, a folder
+                not writable), naming the file; nothing was written.
         """
         if not self._steps:
             return
-        writes = [step for step in self._steps if isinstance(step, _Write)]
+        writes = [step for step in self._steps if isinstance(step, Write)]
         for write in writes:
             self._check_target(write)
-        journal = _Journal.create(journal_folder(self._journal_root))
+        self._follow(writes)
+        folder = journal_folder(self._journal_root)
+        try:
+            journal = _Journal.create(folder)
+        except OSError as error:
+            raise _failure(
+                f"nothing was written: cannot keep a journal in {folder}", error
+            ) from error
         try:
             for step in self._steps:
-                if isinstance(step, _Write):
-                    step.temp = _temp_name(step.target)
-                elif isinstance(step, _Delete):
-                    step.aside = _temp_name(step.target)
-                elif isinstance(step, _Rename):
-                    step.aside = _temp_name(step.new)
+                if isinstance(step, Write):
+                    step.temp = temp_name(step.target)
+                elif isinstance(step, Delete):
+                    step.aside = temp_name(step.target)
+                elif isinstance(step, Rename):
+                    step.aside = temp_name(step.new)
             journal.write_body(self._record())
             self._prepare(writes)
             self._check_conflicts()
@@ -289,24 +291,43 @@ class WriteSet:
             self._remove_temporaries()
             journal.finish()
             raise
+        finally:
+            for replaced in self._replaced:
+                replaced.close()
+            self._replaced = []
         journal.finish()
+
+    def _follow(self, writes: list[Write]) -> None:
+        """Work out what each write replaces: what the steps before it leave there."""
+        known: dict[Path, bytes | None] = {path: e.content for path, e in self._expected.items()}
+        for write in writes:
+            known.setdefault(write.target, write.old)
+
+        def initial(path: Path) -> bytes | None:
+            if path not in known:
+                known[path] = content(path)
+            return known[path]
+
+        timeline = Timeline(initial)
+        for step in self._steps:
+            timeline.take(step)
 
     def _record(self) -> dict[str, Any]:
         steps: list[dict[str, Any]] = []
         for step in self._steps:
-            if isinstance(step, _Write):
+            if isinstance(step, Write):
                 steps.append(
                     {
                         "op": "write",
                         "target": os.fsdecode(step.target),
                         "temp": os.fsdecode(step.temp or ""),
-                        "old": _digest(step.old),
+                        "old": _digest(step.before),
                         "new": _digest(step.data),
                     }
                 )
-            elif isinstance(step, _MakeFolder):
+            elif isinstance(step, MakeFolder):
                 steps.append({"op": "mkdir", "target": os.fsdecode(step.target)})
-            elif isinstance(step, _Rename):
+            elif isinstance(step, Rename):
                 steps.append(
                     {
                         "op": "rename",
@@ -314,6 +335,7 @@ class WriteSet:
                         "new": os.fsdecode(step.new),
                         "overwrite": step.overwrite,
                         "aside": os.fsdecode(step.aside or ""),
+                        "content": _digest(step.moved),
                     }
                 )
             else:
@@ -329,14 +351,21 @@ class WriteSet:
     def _check_conflicts(self) -> None:
         changed = []
         for expectation in self._expected.values():
-            if _content(expectation.path) != expectation.content:
+            if content(expectation.path) != expectation.content:
                 changed.append(self._name(expectation.path))
         if changed:
             raise EditConflictError(changed)
 
-    def _check_target(self, step: _Write) -> None:
+    def _check_target(self, step: Write) -> None:
         """Refuse a target that must not be replaced; remember its mode, owner and content."""
         name = self._name(step.target)
+        if step.target.suffix == ".ipynb":
+            problem = _not_a_notebook(step.data)
+            if problem is not None:
+                raise WriteError(
+                    f"nothing was written: {name} would not be a notebook: {problem}",
+                    step.change,
+                )
         try:
             status = os.stat(step.target)
         except FileNotFoundError:
@@ -363,16 +392,16 @@ class WriteSet:
             step.old = expected.content  # compared with the file before anything is replaced
             return
         try:
-            step.old = _read(step.target)
+            step.old = read(step.target)
         except OSError as error:
             raise _failure(f"nothing was written: cannot read {name}", error, step) from error
 
-    def _prepare(self, writes: list[_Write]) -> None:
+    def _prepare(self, writes: list[Write]) -> None:
         """Write every temporary file, synced, then sync their folders. Many files are
         written by a few threads at once: each fsync waits for the disk, and the disk takes
         several at a time (a set of 100 files in about two thirds of the time)."""
 
-        def one(step: _Write) -> None:
+        def one(step: Write) -> None:
             assert step.temp is not None
             try:
                 _write_new(step.temp, step.data, step.mode, step.owner)
@@ -391,54 +420,69 @@ class WriteSet:
         for folder in {step.temp.parent: None for step in writes if step.temp is not None}:
             _sync_folder(folder)
 
-    def _replace(self, journal: _Journal) -> None:
-        done: list[Callable[[], None]] = []
+    def _replace(self, journal: Journal) -> None:
+        done: list[Callable[[], str | None]] = []
         folders: dict[Path, None] = {}
+        step: Step | None = None
         try:
             for step in self._steps:
                 done.extend(self._make(step))
                 for path in _touched(step):
                     folders[path.parent] = None
-        except OSError as error:
-            problems = []
-            for undo in reversed(done):
-                try:
-                    undo()
-                except OSError as again:
-                    problems.append(_describe(again))
+                if len(self._replaced) >= HELD:
+                    self._compare_replaced()
+            self._compare_replaced()
+        except _Conflict as conflict:
+            journal.mark_undone()
+            self._remove_temporaries()
+            problems = _undo(done)
+            error = EditConflictError(conflict.names)
+            if problems:
+                error.message += "; putting back the rest failed: " + "; ".join(problems)
+            raise error from None
+        except OSError as failure:
+            journal.mark_undone()
+            problems = _undo(done)
             restored = "; putting back failed too: " + "; ".join(problems) if problems else ""
+            assert step is not None
             raise _failure(
-                f"nothing was written: {self._step_name(step)}", error, step, restored
-            ) from error
+                f"nothing was written: {self._step_name(step)}", failure, step, restored
+            ) from failure
         for step in self._steps:
-            if isinstance(step, (_Delete, _Rename)) and step.aside is not None:
-                _remove_tree(step.aside)
+            if isinstance(step, (Delete, Rename)) and step.aside is not None:
+                remove_tree(step.aside)
         for folder in folders:
             if folder.is_dir():
                 _sync_folder(folder)
 
-    def _step_name(self, step: _Step) -> str:
-        if isinstance(step, _Rename):
+    def _compare_replaced(self) -> None:
+        """Each file replaced since the last comparison must still hold what it held when
+        it was replaced: a program that had it open may have written to it since."""
+        changed = [
+            self._name(replaced.step.target)
+            for replaced in self._replaced
+            if replaced.descriptor is not None and replaced.text() != replaced.step.before
+        ]
+        if changed:
+            raise _Conflict(changed)
+        for replaced in self._replaced:
+            replaced.close()
+
+    def _step_name(self, step: Step) -> str:
+        if isinstance(step, Rename):
             return f"renaming {self._name(step.old)} to {self._name(step.new)} failed"
-        verb = {"_Write": "writing", "_MakeFolder": "making", "_Delete": "deleting"}
+        verb = {"Write": "writing", "MakeFolder": "making", "Delete": "deleting"}
         return f"{verb[type(step).__name__]} {self._name(step.target)} failed"
 
-    def _make(self, step: _Step) -> list[Callable[[], None]]:
-        """Make one step; the ways to undo it, last first."""
-        if isinstance(step, _Write):
-            assert step.temp is not None
-            target, old = step.target, step.old
-            if old is None and os.path.lexists(target):
-                old = _read(target)  # made by an earlier step of this set (a create)
-            os.replace(step.temp, target)
-            if old is None:
-                return [lambda: os.unlink(target)]
-            return [lambda: _put_back(target, old)]
-        if isinstance(step, _MakeFolder):
+    def _make(self, step: Step) -> list[Callable[[], str | None]]:
+        """Make one step; the ways to undo it, last first (each says what it could not)."""
+        if isinstance(step, Write):
+            return [self._replace_file(step)]
+        if isinstance(step, MakeFolder):
             os.mkdir(step.target)
             return [lambda: os.rmdir(step.target)]
-        if isinstance(step, _Rename):
-            undo: list[Callable[[], None]] = []
+        if isinstance(step, Rename):
+            undo: list[Callable[[], str | None]] = []
             if os.path.lexists(step.new):
                 if not step.overwrite:
                     raise FileExistsError(errno.EEXIST, "it exists", os.fsdecode(step.new))
@@ -454,92 +498,82 @@ class WriteSet:
         os.rename(step.target, aside_path)
         return [lambda: os.rename(aside_path, step.target)]
 
+    def _replace_file(self, step: Write) -> Callable[[], str | None]:
+        """Replace one target, if it holds what the set's earlier steps leave there; the
+        replaced file stays open, to be compared afterwards and put back from."""
+        assert step.temp is not None
+        target = step.target
+        try:
+            descriptor: int | None = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            descriptor = None
+        except OSError as error:
+            if error.errno != errno.ELOOP:
+                raise
+            raise _Conflict([self._name(target)]) from None  # a link now
+        replaced = None if descriptor is None else _Replaced(step, descriptor)
+        try:
+            if descriptor is not None and not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise _Conflict([self._name(target)])  # a folder, a pipe now
+            if (None if replaced is None else replaced.text()) != step.before:
+                raise _Conflict([self._name(target)])
+            os.replace(step.temp, target)
+        except BaseException:
+            if replaced is not None:
+                replaced.close()
+            raise
+        if replaced is not None:
+            self._replaced.append(replaced)
+        name = self._name(target)
+
+        def undo() -> str | None:
+            if content(target) != step.data:
+                return f"{name} was changed again meanwhile; it was left as it is"
+            if replaced is None:
+                os.unlink(target)
+            else:
+                put_back(target, replaced.text())
+            return None
+
+        return undo
+
     def _remove_temporaries(self) -> None:
         for step in self._steps:
-            if isinstance(step, _Write) and step.temp is not None:
+            if isinstance(step, Write) and step.temp is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(step.temp)
 
 
-def _touched(step: _Step) -> list[Path]:
-    if isinstance(step, _Rename):
+def _undo(done: list[Callable[[], str | None]]) -> list[str]:
+    """Undo what was made, last first; what could not be put back, in words."""
+    problems: list[str] = []
+    for undo in reversed(done):
+        try:
+            problem = undo()
+        except OSError as again:
+            problem = describe(again)
+        if problem:
+            problems.append(problem)
+    return problems
+
+
+def _touched(step: Step) -> list[Path]:
+    if isinstance(step, Rename):
         return [step.old, step.new]
     return [step.target]
 
 
-def _content(path: Path) -> bytes | None:
+def _not_a_notebook(data: bytes) -> str | None:
+    """Why ``data`` is not a notebook (``None`` when it is one)."""
     try:
-        return _read(path)
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        return b""
-
-
-def _read(path: Path) -> bytes:
-    with open(path, "rb") as file:
-        return file.read()
-
-
-def _temp_name(target: Path) -> Path:
-    """A new name beside ``target`` (in the nearest folder that exists)."""
-    folder = target.parent
-    while not folder.is_dir() and folder.parent != folder:
-        folder = folder.parent
-    return folder / f".{target.name}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
-
-
-def _write_new(path: Path, data: bytes, mode: int | None, owner: tuple[int, int] | None) -> None:
-    """A new file at ``path`` holding ``data``, synced, with ``mode`` and ``owner`` (as far
-    as this process may give them)."""
-    # A new file (no mode to keep) gets what the umask leaves of 0o666, as open() gives.
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if mode else 0o666)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8"
     try:
-        if owner is not None:
-            with contextlib.suppress(OSError):
-                os.fchown(descriptor, *owner)
-        if mode is not None:
-            os.fchmod(descriptor, mode)  # after chown, which may clear set-id bits
-        view = memoryview(data)
-        while view:
-            view = view[os.write(descriptor, view) :]
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def _sync_folder(folder: Path) -> None:
-    try:
-        descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass  # some file systems cannot sync a folder; the files themselves are synced
-    finally:
-        os.close(descriptor)
-
-
-def _put_back(target: Path, data: bytes) -> None:
-    status = os.stat(target)
-    temp = _temp_name(target)
-    _write_new(temp, data, stat.S_IMODE(status.st_mode), (status.st_uid, status.st_gid))
-    os.replace(temp, target)
-
-
-def _remove_tree(path: Path) -> None:
-    try:
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        else:
-            path.unlink()
-    except FileNotFoundError:
-        pass
-
-
-def _describe(error: OSError) -> str:
-    return error.strerror or str(error)
+        parse_notebook(text)
+    except InvalidNotebookError as error:
+        return str(error)
+    return None
 
 
 class WriteError(LspError):
@@ -551,146 +585,5 @@ class WriteError(LspError):
         self.change = change
 
 
-def _failure(what: str, error: OSError, step: _Step | None = None, more: str = "") -> WriteError:
-    return WriteError(f"{what}: {_describe(error)}{more}", None if step is None else step.change)
-
-
-# -- the journal -----------------------------------------------------------------------
-
-
-@dataclass
-class _Journal:
-    """One set's journal: a JSON line of its steps, then ``complete`` once it may be
-    finished; locked by its writer for as long as it lives."""
-
-    path: Path
-    descriptor: int
-    body: bytes = field(default=b"")
-
-    @classmethod
-    def create(cls, folder: Path) -> _Journal:
-        try:
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            name = folder / f"{secrets.token_hex(8)}.json"
-            part = name.with_suffix(".part")
-            descriptor = os.open(part, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-        except OSError as error:
-            raise _failure(
-                f"nothing was written: cannot keep a journal in {folder}", error
-            ) from error
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        return cls(part, descriptor)
-
-    def write_body(self, record: dict[str, Any]) -> None:
-        body = orjson.dumps(record) + b"\n"
-        os.write(self.descriptor, body)
-        os.fsync(self.descriptor)
-        final = self.path.with_suffix(".json")
-        os.rename(self.path, final)
-        self.path = final
-        _sync_folder(final.parent)
-
-    def mark_complete(self) -> None:
-        os.write(self.descriptor, _COMPLETE)
-        os.fsync(self.descriptor)
-
-    def finish(self) -> None:
-        with contextlib.suppress(OSError):
-            os.unlink(self.path)
-        os.close(self.descriptor)
-
-
-def recover(root: Path) -> list[str]:
-    """Finish or undo the interrupted writes under ``root`` that no live process holds.
-
-    A complete set is finished (a file whose content is neither the step's old nor its new
-    one is left as it is, and named in the answer); the temporary files of an incomplete
-    one are removed. Returns what could not be finished, in words (empty when all went
-    well). Never raises for a journal it cannot read: that journal is left for a person.
-    """
-    folder = journal_folder(Path(os.path.realpath(root)))
-    if not folder.is_dir():
-        return []
-    problems: list[str] = []
-    for entry in sorted(folder.iterdir()):
-        if entry.suffix not in (".json", ".part"):
-            continue
-        try:
-            descriptor = os.open(entry, os.O_RDWR)
-        except OSError:
-            continue
-        try:
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                continue  # its writer lives
-            if not entry.exists():
-                continue  # finished meanwhile
-            data = entry.read_bytes()
-            if not data and time.time() - os.fstat(descriptor).st_mtime < 10:
-                continue  # just made: its writer is about to lock it
-            problems.extend(_replay(data))
-            entry.unlink()
-        finally:
-            os.close(descriptor)
-    return problems
-
-
-def _replay(data: bytes) -> list[str]:
-    first, _, rest = data.partition(b"\n")
-    try:
-        record = orjson.loads(first)
-        steps = record["steps"]
-    except (orjson.JSONDecodeError, KeyError, TypeError):
-        return []  # written before any temporary file: nothing to undo
-    if rest != _COMPLETE:
-        for step in steps:
-            if step.get("op") == "write" and step.get("temp"):
-                with contextlib.suppress(OSError):
-                    os.unlink(step["temp"])
-        return []
-    problems: list[str] = []
-    asides: list[str] = []
-    for step in steps:
-        try:
-            problems.extend(_finish(step, asides))
-        except OSError as error:
-            problems.append(f"{step.get('op')} of {step.get('target')}: {_describe(error)}")
-    for aside in asides:
-        with contextlib.suppress(OSError):
-            _remove_tree(Path(aside))
-    return problems
-
-
-def _finish(step: dict[str, Any], asides: list[str]) -> Iterator[str]:
-    op = step.get("op")
-    if op == "write":
-        temp, target = step["temp"], step["target"]
-        if not os.path.lexists(temp):
-            return  # done before the crash
-        now = _digest(_content(Path(target)))
-        if now in (step["old"], step["new"]):
-            os.replace(temp, target)
-        else:
-            os.unlink(temp)
-            yield f"{target} changed since; it was left as it is"
-    elif op == "mkdir":
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(step["target"])
-    elif op == "rename":
-        old, new, aside = step["old"], step["new"], step.get("aside") or ""
-        if aside:
-            asides.append(aside)
-        if os.path.lexists(old):
-            if os.path.lexists(new):
-                if not step.get("overwrite") or not aside:
-                    yield f"{new} exists; {old} was not renamed to it"
-                    return
-                os.rename(new, aside)
-            os.rename(old, new)
-    elif op == "delete":
-        target, aside = step["target"], step.get("aside") or ""
-        if os.path.lexists(target) and aside:
-            os.rename(target, aside)
-        if aside:
-            asides.append(aside)
+def _failure(what: str, error: OSError, step: Step | None = None, more: str = "") -> WriteError:
+    return WriteError(f"{what}: {describe(error)}{more}", None if step is None else step.change)
