@@ -22,6 +22,11 @@ RUNS = [
     (["bench_apply_edit.py", "--quick"], ["apply_edit"], 120),
     (["bench_crash.py", "--quick"], ["torn sets after recovery          0"], 120),
     (
+        ["bench_crash.py", "--quick", "--rename"],
+        ["that renames a file", "torn sets after recovery          0"],
+        120,
+    ),
+    (
         ["bench_workspace.py", "all", "--quick"],
         ["(1) latency of final diagnostics", "ruff", "pyrefly", "nothing leaked"],
         120,
