@@ -45,7 +45,6 @@ from .options import (
 )
 from .protocol.capabilities.capabilities import CapabilityRegistry
 from .protocol.capabilities.client_capabilities import POSITION_ENCODINGS
-from .protocol.capabilities.selectors import DocumentInfo, DocumentLike, as_document
 from .protocol.documents.document_sync import DocumentSync
 from .protocol.documents.documents import TextDocument
 from .protocol.wire.lifecycle import (
@@ -67,15 +66,14 @@ from .protocol.wire.rpc import (
 from .protocol.wire.server_requests import BuiltinContext
 from .protocol.wire.states import SessionEvent, SessionLifecycle, SessionState
 from .pull import DiagnosticPulls
-from .server_calls import RequestHandler, ServerCalls
+from .server_calls import ServerCalls
+from .server_view import ServerView
 from .transports.base import LspTransport
 from .types import Disposable, JSONObject
 
 __all__ = ["LspSession"]
 
 _READY = SessionState.READY  # bound once: a global is read faster than an enum member
-
-Document = DocumentLike | None
 
 
 def _loop_clock(loop: asyncio.AbstractEventLoop) -> Callable[[], float]:
@@ -85,12 +83,14 @@ def _loop_clock(loop: asyncio.AbstractEventLoop) -> Callable[[], float]:
     return loop.time
 
 
-class LspSession(FeatureCalls):
+class LspSession(ServerView, FeatureCalls):
     """One conversation with one language server.
 
     Call :meth:`initialize` and wait for it before anything else, or use
     ``async with LspSession(transport, ...) as session``. The keywords are the fields of
-    :class:`LspSessionOptions`, kept as :attr:`options`.
+    :class:`LspSessionOptions`, kept as :attr:`options`. What it asks and hears of the
+    server is :class:`~adecore_lsp.server_view.ServerView`'s; the feature calls are
+    :class:`~adecore_lsp.features.FeatureCalls`'.
     """
 
     def __init__(
@@ -173,10 +173,13 @@ class LspSession(FeatureCalls):
         )
         self._calls = ServerCalls(self._builtin_context, self._send, self._report)
         self._pulls = DiagnosticPulls(self, self._sync, listeners)
-        self._subscriptions: list[Disposable] = [
-            transport.on_message(self._on_message),
-            transport.on_close(self._on_transport_close),
-        ]
+        # A transport that is closed already, or keeps messages for its first listener,
+        # calls back while it is subscribed to: everything the callbacks touch exists first.
+        self._made = False
+        self._subscriptions: list[Disposable] = []
+        self._subscriptions.append(transport.on_message(self._on_message))
+        self._subscriptions.append(transport.on_close(self._on_transport_close))
+        self._made = True
 
     # -- state -------------------------------------------------------------------------
 
@@ -411,75 +414,6 @@ class LspSession(FeatureCalls):
         if self._state is not _READY:
             raise self._unusable_error()
 
-    # -- capabilities ------------------------------------------------------------------
-
-    def supports(self, method: str, document: Document = None) -> bool:
-        """Whether the server answers ``method``, for ``document`` when given.
-
-        From the static capabilities and the registrations since, filtered by their
-        document selectors. ``document`` is a URI or a mapping with ``uri`` and
-        ``languageId``.
-        """
-        return self._registry.supports(method, self._document_info(document))
-
-    def registrations(self, method: str) -> list[JSONObject]:
-        """The register options of the server's live registrations of ``method``, newest
-        first (``workspace/didChangeWatchedFiles``: its watchers)."""
-        return [dict(found.register_options) for found in self._registry.registrations(method)]
-
-    def provider_options(self, method: str, document: Document = None) -> JSONObject | None:
-        """The options of the provider of ``method`` (``{}`` for ``true``), or ``None``."""
-        return self._registry.provider_options(method, self._document_info(document))
-
-    def _document_info(self, document: Document) -> DocumentInfo | None:
-        if isinstance(document, str):
-            # An open document's language counts for selectors that name one.
-            known = self._sync.infos.get(document)
-            if known is not None:
-                return known
-            opened = self._sync.store.get(document)  # a notebook's cell
-            return DocumentInfo(document, None if opened is None else opened.language_id)
-        return None if document is None else as_document(document)
-
-    def on_capabilities_changed(self, listener: Callable[[str], object]) -> Disposable:
-        """Hear each method whose capability was registered, unregistered or refreshed."""
-        return self._listeners.on_capabilities_changed(listener)
-
-    # -- listening ---------------------------------------------------------------------
-
-    def on_diagnostics(self, listener: Callable[[JSONObject], object]) -> Disposable:
-        """Hear diagnostics (pushed, or pulled) for the current text of open documents.
-
-        A pushed report for another version is dropped, one without a version applies to the
-        current text, and closing a document delivers ``{uri, diagnostics: []}``. Reports
-        about documents that are not open reach ``on_notification`` listeners only.
-        """
-        return self._listeners.diagnostics.add(listener)
-
-    def on_progress(self, listener: Callable[[JSONObject], object]) -> Disposable:
-        """Hear ``$/progress`` params."""
-        return self._listeners.progress.add(listener)
-
-    def on_notification(self, method: str, listener: Callable[[Any], object]) -> Disposable:
-        """Hear the params of every ``method`` notification of the server, in wire order."""
-        return self._listeners.on_notification(method, listener)
-
-    def on_request(self, method: str, handler: RequestHandler) -> Disposable:
-        """Answer the server's ``method`` requests with ``handler(params, cancelled)``.
-
-        The handler may be async; its return value is the result, an :class:`LspError`
-        it raises is the error answer, any other exception an ``InternalError`` answer.
-        ``cancelled`` is set when the server cancels, and an async handler's task is
-        cancelled too. It replaces the session's own answer, except for
-        ``client/registerCapability`` and ``client/unregisterCapability``, which the session
-        must track. One handler per method: the newest wins.
-        """
-        return self._calls.on_request(method, handler)
-
-    def on_error(self, listener: Callable[[BaseException], object]) -> Disposable:
-        """Hear errors of the connection, of the server's messages and of listeners."""
-        return self._listeners.on_error(listener)
-
     # -- incoming ----------------------------------------------------------------------
 
     def _on_message(self, message: JSONObject) -> None:
@@ -609,7 +543,9 @@ class LspSession(FeatureCalls):
         self._deadline.close()  # a send that closed the session sets it no more
         for subscription in self._subscriptions:
             subscription.dispose()
-        if reason is not None and not ours:
+        if reason is not None and not ours and self._made:
+            # (A close heard while the session was being made is its state from the start:
+            # nobody could listen yet, and initialize says it.)
             self._report(reason)
 
     def _unusable_error(self) -> LspError:
