@@ -23,6 +23,7 @@ from mcp.server.mcpserver import MCPServer
 
 from .._version import __version__
 from . import tools
+from .arguments import StrictServer
 from .http_guard import HttpGuard, allowed_names, is_loopback
 from .state import Options, State
 
@@ -90,8 +91,9 @@ def untrusted_notice(options: Options) -> str | None:
 
 
 def build(options: Options, states: list[State] | None = None) -> MCPServer[State]:
-    """The MCP server with its tools; its lifespan holds the one :class:`State` (added to
-    ``states`` when given, so that a signal can end its servers)."""
+    """The MCP server with its tools, each refusing arguments it does not take; its lifespan
+    holds the one :class:`State` (added to ``states`` when given, so that a signal can end
+    its servers)."""
 
     @asynccontextmanager
     async def lifespan(app: MCPServer[State]) -> AsyncIterator[State]:
@@ -103,7 +105,7 @@ def build(options: Options, states: list[State] | None = None) -> MCPServer[Stat
         finally:
             await state.aclose()
 
-    app: MCPServer[State] = MCPServer(
+    app: MCPServer[State] = StrictServer(
         "adecore-lsp",
         title="adecore-lsp",
         description="Language servers for coding agents: diagnostics known final, names "
