@@ -182,8 +182,11 @@ def test_a_silent_server_times_out_exits_3_and_names_the_files(project: Path) ->
     assert "timeout" in text.err
     assert "app.py" in text.err
     assert "lib.py" in text.err
-    # stdout keeps its shape: the summary line.
-    assert text.out.splitlines()[-1].startswith("0 errors, 0 warnings in 2 files")
+    # stdout keeps its shape, and alone it does not read as a clean check: no file counted
+    # as checked, the incompleteness said.
+    assert text.out.splitlines()[-1] == (
+        "0 errors, 0 warnings in 0 files (python 1.0); incomplete: 2 of 2 files not final (timeout)"
+    )
     as_json = runs["json"]
     assert as_json.status == 3, as_json
     document = json.loads(as_json.out)
@@ -195,6 +198,26 @@ def test_a_silent_server_times_out_exits_3_and_names_the_files(project: Path) ->
     }
     assert "app.py" in as_json.err
     assert "lib.py" in as_json.err
+
+
+def test_the_summary_counts_only_the_files_whose_diagnostics_are_final() -> None:
+    """Files skipped or unfinished are not counted as checked, and the line says so."""
+    from adecore_lsp.cli.reports import summary
+    from adecore_lsp.workspace.model import FileStatus
+
+    files = {
+        "a.py": FileStatus(True),
+        "b.py": FileStatus(True),
+        "c.txt": FileStatus(False, "unsupported"),
+        "d.py": FileStatus(False, "timeout"),
+        "e.py": FileStatus(False, "timeout"),
+    }
+    assert summary(1, 2, files, [("ruff", "0.9")]) == (
+        "1 error, 2 warnings in 2 files (ruff 0.9); incomplete: 3 of 5 files not final "
+        "(timeout, no installed server takes it)\n"
+    )
+    finished = {"a.py": FileStatus(True)}
+    assert summary(0, 0, finished, []) == "0 errors, 0 warnings in 1 file\n"
 
 
 # -- usage errors ------------------------------------------------------------------------------

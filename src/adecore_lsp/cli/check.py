@@ -100,5 +100,5 @@ async def _streamed(
         )
         statuses.update(report.files)
     if args.format == "text":
-        output.result(reports.summary(errors, warnings, len(statuses), await servers_of(ws)))
+        output.result(reports.summary(errors, warnings, statuses, await servers_of(ws)))
     return finish(output, ws, statuses, shown, failing)

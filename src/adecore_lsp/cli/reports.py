@@ -12,7 +12,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..workspace.model import Diagnostic, DiagnosticsReport, cell_prefix
+from ..workspace.model import Diagnostic, DiagnosticsReport, FileStatus, cell_prefix
+from .common import reasons_in_words
 from .output import one_line, shown_path
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -71,7 +72,7 @@ def text(
     """``path:line:col: severity: message [source code]`` lines and a summary line."""
     errors = sum(1 for item in items if item.severity == "error")
     warnings = sum(1 for item in items if item.severity == "warning")
-    return text_lines(items) + summary(errors, warnings, len(report.files), servers)
+    return text_lines(items) + summary(errors, warnings, report.files, servers)
 
 
 def text_lines(items: Sequence[Diagnostic]) -> str:
@@ -88,12 +89,25 @@ def text_lines(items: Sequence[Diagnostic]) -> str:
 
 
 def summary(
-    errors: int, warnings: int, files: int, servers: Sequence[tuple[str, str | None]]
+    errors: int,
+    warnings: int,
+    files: Mapping[str, FileStatus],
+    servers: Sequence[tuple[str, str | None]],
 ) -> str:
-    """``N errors, N warnings in N files (SERVER VERSION, ...)``."""
+    """``N errors, N warnings in N files (SERVER VERSION, ...)``, the files counted those
+    whose diagnostics are final; when some are not, ``; incomplete: K of N files not final
+    (why)`` follows, so that stdout alone never reads as a clean check of them."""
     names = ", ".join(f"{name} {version}" if version else name for name, version in servers)
-    line = f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} in {_plural(files, 'file')}"
-    return line + (f" ({names})" if names else "") + "\n"
+    final = sum(1 for status in files.values() if status.complete)
+    line = f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} in {_plural(final, 'file')}"
+    line += f" ({names})" if names else ""
+    if final < len(files):
+        why = reasons_in_words(
+            sorted(str(status.reason) for status in files.values() if not status.complete)
+        )
+        line += f"; incomplete: {len(files) - final} of {_plural(len(files), 'file')} not final"
+        line += f" ({why})"
+    return line + "\n"
 
 
 def json_items(items: Sequence[Diagnostic]) -> list[dict[str, Any]]:
