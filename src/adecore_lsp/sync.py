@@ -140,6 +140,11 @@ class Workspace:
     def root(self) -> Any:
         return self._workspace.root
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (a closed workspace starts nothing again)."""
+        return self._closed
+
     def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         if self._closed:
             coroutine.close()
@@ -210,6 +215,20 @@ class Workspace:
         self, path: str | os.PathLike[str], new_text: str, *, save: bool = True
     ) -> model.DiagnosticsDelta:
         return self._run(self._workspace.edit(path, new_text, save=save))
+
+    def preview_edit(self, path: str | os.PathLike[str], new_text: str) -> model.DiagnosticsDelta:
+        """What ``new_text`` in ``path`` would introduce and resolve, with nothing written."""
+        return self._run(self._workspace.preview_edit(path, new_text))
+
+    def new_since(
+        self,
+        rev: str,
+        paths: Sequence[str | os.PathLike[str]] | None = None,
+        *,
+        timeout: float = 60,
+    ) -> model.DiagnosticsReport:
+        """The findings of the working tree that are not at git revision ``rev``."""
+        return self._run(self._workspace.new_since(rev, paths, timeout=timeout))
 
     def resolve(self, target: Target) -> model.Symbol:
         return self._run(self._workspace.resolve(target))
