@@ -636,8 +636,18 @@ async def test_what_callers_send_after_answers_read_together_goes_out_in_one_wri
         with transport.held_writes():
             transport.send(message)
 
+    reads = [0]
+    in_read = [False]
+
+    def read_over() -> None:
+        in_read[0] = False
+
     def answer(message: dict[str, Any]) -> None:
         if message["id"] < 100:  # as an awaiting caller does: in the next turn
+            if not in_read[0]:  # the first answer of a read: the messages of one read
+                in_read[0] = True  # are delivered in one call, before this callback
+                reads[0] += 1
+                loop.call_soon(read_over)
             loop.call_soon(send, follow[message["id"]])
 
     transport.on_message(answer)
@@ -647,8 +657,9 @@ async def test_what_callers_send_after_answers_read_together_goes_out_in_one_wri
     writes = _CountedWrites(transport)
     assert await asyncio.wait_for(arrived, GUARD) == first + follow
     if not own_block:
-        # One write per read that brought answers (the echo server may answer in a few).
-        assert writes.count <= 5
+        # One write per read that brought answers: the echo server answers in a few reads
+        # on a quiet machine, in many on a loaded one.
+        assert writes.count <= reads[0]
 
 
 async def test_a_message_held_for_answers_goes_out_when_a_block_takes_the_hold_over(
