@@ -149,13 +149,30 @@ SCENARIOS: dict[str, tuple[str, str | None, list[Step]]] = {
             Check(0.02, "waiting", "registration", (), GRACE),
             Registered(0.03, DIAGNOSTIC),
             Check(0.03, "ready", "registration", (), None),
-            # Later analysis progress holds it up until it ended and settled.
+            # It has loaded: later progress (an analysis, a request's own) holds it up
+            # while it runs, and no settle window after its end.
             Created(0.1, 1),
             Progress(0.1, 1, begin("Analyzing")),
             Check(0.2, "waiting", "registration", ("Analyzing",), None, active=True),
             Progress(0.4, 1, END),
-            Check(0.5, "waiting", "registration", ("Analyzing",), 0.4 + SETTLE),
-            Check(0.4 + SETTLE, "ready", "registration", ("Analyzing",), None),
+            Check(0.4, "ready", "registration", ("Analyzing",), None),
+            Created(0.5, 2),
+            Progress(0.5, 2, begin("Finding references")),
+            Progress(0.52, 2, END),
+            Check(0.53, "ready", "registration", ("Analyzing", "Finding references"), None),
+        ],
+    ),
+    "basedpyright: a signal that comes while it is ready marks it loaded": (
+        "registration",
+        DIAGNOSTIC,
+        [
+            Registered(0.03, DIAGNOSTIC),
+            # No one asked; the first pull's progress comes while it is ready.
+            Created(1.0, "pull"),
+            Progress(1.0, "pull", begin("")),
+            Progress(1.0, "pull", REPORT),
+            Progress(1.0, "pull", END),
+            Check(1.01, "ready", "registration", ("",), None),
         ],
     ),
     "a registration server whose progress ended before it registered": (

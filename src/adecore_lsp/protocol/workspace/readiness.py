@@ -15,6 +15,17 @@ per server, the *declared source* of its readiness:
 A server that has shown no signal of any kind ``progress_grace`` seconds after ``initialized``
 gives ``"no_signal"``, never a ready it cannot know; before that it is ``"waiting"``.
 
+**Loaded once ready.** The settle window bridges the gaps between the phases of a server's
+loading. A server whose declared source is not its progress, once seen ready (a check
+answered ready, or a signal came while it was), has loaded: its progress from then on is
+work on something else, analysing a changed file or answering a request (basedpyright
+reports "Finding references" for each ``textDocument/references`` and "N files to analyze"
+after each pull). That progress holds readiness while it runs, but its end opens no settle
+window: else every call would wait out the window that the previous call's own requests
+opened (1.5 s for basedpyright), a timer and no work. A server declared ``"progress"`` says
+by its progress that it is loading, also after it was ready (re-indexing in phases): its
+settle window stays.
+
 Signals of another kind than the declared one count too, by these rules:
 
 1. A ``serverStatus``, once one has come, decides alone, whatever the declared source: it is the
@@ -101,6 +112,7 @@ class ReadinessTracker:
         "_grace",
         "_grace_end",
         "_last_end",
+        "_loaded",
         "_phases",
         "_progress_seen",
         "_quiescent",
@@ -146,6 +158,8 @@ class ReadinessTracker:
         self._quiescent: bool | None = None
         """``quiescent`` of the latest serverStatus; None before one came."""
         self._registered = False
+        self._loaded = False
+        """Whether the server was once seen ready (see "Loaded once ready")."""
 
     # -- feeds ----------------------------------------------------------------------------
 
@@ -162,6 +176,7 @@ class ReadinessTracker:
         feed has the same shape; a begin starts no window.
         """
         if _is_token(token):
+            self._seen_ready(now)
             self._begin(token)
 
     def progress(self, token: object, value: object, now: float) -> None:
@@ -175,6 +190,7 @@ class ReadinessTracker:
         """
         if not _is_token(token) or not isinstance(value, dict):
             return
+        self._seen_ready(now)
         kind = value.get("kind")
         if kind == "begin":
             self._begin(token)
@@ -205,7 +221,13 @@ class ReadinessTracker:
         its methods a second time under new ids and then unregisters the first ones.
         """
         if method == self._ready_registration:
+            self._seen_ready(now)
             self._registered = True
+
+    def _seen_ready(self, now: float) -> None:
+        """Before a signal is taken: if the server was ready until it came, it has loaded."""
+        if not self._loaded and self._check(now).state == "ready":
+            self._loaded = True
 
     def _begin(self, token: ProgressToken) -> None:
         self._progress_seen = True
@@ -218,7 +240,14 @@ class ReadinessTracker:
         return bool(self._active)
 
     def check(self, now: float) -> ReadinessCheck:
-        """Whether the server is ready at ``now``, on what signal, and when to look again."""
+        """Whether the server is ready at ``now``, on what signal, and when to look again
+        (a server seen ready once has loaded: see the module's docstring)."""
+        answer = self._check(now)
+        if answer.state == "ready":
+            self._loaded = True
+        return answer
+
+    def _check(self, now: float) -> ReadinessCheck:
         phases = tuple(self._phases)
         if self._quiescent is not None:
             state: ReadinessState = "ready" if self._quiescent else "waiting"
@@ -235,7 +264,8 @@ class ReadinessTracker:
         if self._progress_seen:
             if self._active:
                 return ReadinessCheck("waiting", source, phases, None)
-            settled = self._last_end + self._settle
+            loaded = self._loaded and self._source != "progress"
+            settled = float("-inf") if loaded else self._last_end + self._settle
             if now < settled:
                 return ReadinessCheck("waiting", source, phases, settled)
         return ReadinessCheck("ready", source, phases, None)
