@@ -112,3 +112,97 @@ def test_warm_references_with_basedpyright_wait_for_no_timer(tmp_path: Path) -> 
             assert took < WARM_BOUND, f"a warm references call took {took:.2f} s"
     finally:
         client.close()
+
+
+# -- find_symbol: the best match first ------------------------------------------------------------
+
+ECHOES_A = "def secho(): ...\ndef echo(): ...\nclass Echo: ...\ndef echoes(): ...\n"
+ECHOES_B = "class Printer:\n    def echo(self): ...\ndef echo_via_pager(): ...\n"
+
+
+def symbol(name: str, kind: int, line: int, column: int, **more: Any) -> dict[str, Any]:
+    """A ``DocumentSymbol`` whose name starts at ``line``:``column`` (0-based)."""
+    whole = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 20}}
+    name_range = {
+        "start": {"line": line, "character": column},
+        "end": {"line": line, "character": column + len(name)},
+    }
+    return {"name": name, "kind": kind, "range": whole, "selectionRange": name_range, **more}
+
+
+def hit(name: str, kind: int, file: str, line: int, container: str | None = None) -> dict[str, Any]:
+    """A ``SymbolInformation`` of ``workspace/symbol`` for a symbol on ``line`` of ``file``."""
+    where = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 20}}
+    found: dict[str, Any] = {
+        "name": name,
+        "kind": kind,
+        "location": {"uri": f"$ROOT/{file}", "range": where},
+    }
+    if container is not None:
+        found["containerName"] = container
+    return found
+
+
+FUNCTION, CLASS, METHOD = 12, 5, 6
+
+ECHO_CONFIG: dict[str, Any] = {
+    "register_pulls": True,
+    "symbols": {
+        "a.py": [
+            symbol("secho", FUNCTION, 0, 4),
+            symbol("echo", FUNCTION, 1, 4),
+            symbol("Echo", CLASS, 2, 6),
+            symbol("echoes", FUNCTION, 3, 4),
+        ],
+        "b.py": [
+            symbol("Printer", CLASS, 0, 6, children=[symbol("echo", METHOD, 1, 8)]),
+            symbol("echo_via_pager", FUNCTION, 2, 4),
+        ],
+    },
+    # The worst order a server can answer in: the best match last.
+    "workspace_symbols": [
+        hit("secho", FUNCTION, "a.py", 0),
+        hit("echo_via_pager", FUNCTION, "b.py", 2),
+        hit("echo", METHOD, "b.py", 1, "Printer"),
+        hit("echoes", FUNCTION, "a.py", 3),
+        hit("Echo", CLASS, "a.py", 2),
+        hit("echo", FUNCTION, "a.py", 1),
+    ],
+}
+
+
+@pytest.fixture
+def echoes(tmp_path: Path) -> Iterator[Client]:
+    root = scripted_root(tmp_path, ECHO_CONFIG)
+    (root / "a.py").write_text(ECHOES_A, encoding="utf-8")
+    (root / "b.py").write_text(ECHOES_B, encoding="utf-8")
+    session = Client.stdio("--root", root, "--trust")
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+def test_find_symbol_ranks_the_exact_name_first_then_prefixes(echoes: Client) -> None:
+    found = structured(echoes.call("find_symbol", {"query": "echo"}))
+    assert [item["target"] for item in found["items"]] == [
+        "a.py#echo",  # the name itself, at the top level
+        "b.py#Printer/echo",  # the name itself, inside a class
+        "a.py#Echo",  # the name but for case
+        "a.py#echoes",  # starts with it (by path among those)
+        "b.py#echo_via_pager",
+        "a.py#secho",  # holds it
+    ]
+    first = structured(echoes.call("find_symbol", {"query": "echo", "limit": 1}))
+    assert [item["target"] for item in first["items"]] == ["a.py#echo"]
+    assert (first["total"], first["truncated"]) == (6, True)
+    # Case counts only between equals: the exact spelling first.
+    capital = structured(echoes.call("find_symbol", {"query": "Echo"}))
+    assert [item["target"] for item in capital["items"]][:3] == [
+        "a.py#Echo",
+        "a.py#echo",
+        "b.py#Printer/echo",
+    ]
+    # A query naming a path matches the end of each name path.
+    method = structured(echoes.call("find_symbol", {"query": "Printer/echo"}))
+    assert method["items"][0]["target"] == "b.py#Printer/echo"

@@ -12,7 +12,7 @@ outside the root keeps its absolute path and its server's ``containerName``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,32 +72,6 @@ async def by_name(ws: Workspace, target: str, parsed: parsing.NameTarget) -> Sym
     return one(target, found)
 
 
-async def _workspace_symbols(ws: Workspace, query: str) -> list[Any]:
-    """``workspace/symbol`` from the first server that answers it; an empty answer within a
-    server's ``progress_grace`` after its handshake is asked again (indexing)."""
-    handles = [h for h in ws.used() if h.state == "running"]
-    if not handles:
-        raise TargetNotFoundError(query, "no language server is running for this workspace")
-    try:
-        handle, session, hits = await ws.ask(
-            handles, "workspace/symbol", lambda s: s.workspace_symbols(query)
-        )
-    except LspError as error:
-        if error.code == ErrorCodes.MethodNotFound:
-            raise TargetNotFoundError(
-                query,
-                f"no server of this workspace answers workspace/symbol, so a bare name "
-                f"({query}) cannot be found; give path#{query} instead",
-            ) from None
-        raise
-    loop = asyncio.get_running_loop()
-    ready_at = session.ready_at or loop.time()
-    while not hits and loop.time() < ready_at + handle.spec.progress_grace:
-        await asyncio.sleep(SYMBOL_RETRY)
-        hits = await session.workspace_symbols(query)
-    return list(hits)
-
-
 async def workspace_symbols(ws: Workspace, query: str) -> tuple[LspSession, list[Any]]:
     """``workspace/symbol`` from the first server that answers it, and its session; an empty
     answer within a server's ``progress_grace`` after its handshake is asked again
@@ -135,13 +109,50 @@ async def find(ws: Workspace, query: str, limit: int) -> Results[Symbol]:
         symbol = await _placed(ws, session, hit, outlines)
         if symbol is not None:
             found.append(symbol)
-    found.sort(key=lambda s: (s.location.path, s.location.line, s.location.column, s.name_path))
+    found.sort(key=relevance(query))
     result: Results[Symbol] = Results(
         list(dict.fromkeys(found))[:limit], complete=complete, reason=reason
     )
     if not result and timed_out:
         result.complete, result.reason = False, "not_ready"
     return result
+
+
+def relevance(query: str) -> Callable[[Symbol], tuple[int, bool, int, str, int, int, int, str]]:
+    """The order of ``find``'s symbols, whatever order the server answered in: the name
+    (the end of the name path, for a query that names a path) equal to the query, then equal
+    but for case, then starting with it, then starting with it but for case, then the rest;
+    among equals a symbol of the root before one outside it, a shallower one (``echo``
+    before ``Printer/echo``) first, then by path, cell, line and column."""
+    folded = query.casefold()
+    segments = query.count("/") + 1
+
+    def key(symbol: Symbol) -> tuple[int, bool, int, str, int, int, int, str]:
+        name = symbol.name if segments == 1 else "/".join(symbol.name_path.split("/")[-segments:])
+        low = name.casefold()
+        if name == query:
+            tier = 0
+        elif low == folded:
+            tier = 1
+        elif name.startswith(query):
+            tier = 2
+        elif low.startswith(folded):
+            tier = 3
+        else:
+            tier = 4
+        place = symbol.location
+        return (
+            tier,
+            Path(place.path).is_absolute(),  # outside the root: a library's
+            symbol.name_path.count("/"),
+            place.path,
+            place.cell or 0,
+            place.line,
+            place.column,
+            symbol.name_path,
+        )
+
+    return key
 
 
 async def _with_location(session: LspSession, hit: Mapping[str, Any]) -> Mapping[str, Any]:
