@@ -274,6 +274,8 @@ def test_symbols_as_a_tree(client: Client) -> None:
         "path": "app.py",
         "line": 6,
         "column": 7,
+        "cell": None,
+        "target": "app.py#Greeter",
         "children": [
             {
                 "name": "greet",
@@ -282,6 +284,8 @@ def test_symbols_as_a_tree(client: Client) -> None:
                 "path": "app.py",
                 "line": 7,
                 "column": 9,
+                "cell": None,
+                "target": "app.py#Greeter/greet",
                 "children": greeter["children"][0]["children"],
             }
         ],
@@ -314,6 +318,7 @@ def test_find_symbol_gives_targets(client: Client) -> None:
         "path": "app.py",
         "line": 12,
         "column": 9,
+        "cell": None,
         "children": [],
         "target": "app.py#Other/greet",
     }

@@ -178,7 +178,9 @@ def symbols(result: SymbolList, path: str, timeout: float) -> str:
         nonlocal shown
         shown += 1
         name = escape_controls(item["name"])
-        lines.append(f"{'  ' * depth}{item['kind']} {name}  (line {item['line']})")
+        cell = "" if item["cell"] is None else f"cell {item['cell']}, "
+        where = f"{cell}line {item['line']}"
+        lines.append(f"{'  ' * depth}{item['kind']} {name}  ({where})  target {item['target']}")
         for child in item["children"]:
             show(child, depth + 1)
 
@@ -189,8 +191,8 @@ def symbols(result: SymbolList, path: str, timeout: float) -> str:
     else:
         where = shown_path(path)
         lines.append(
-            f"{plural(result['total'], 'symbol')} in {where}; name one as "
-            f"{where}#Name or {where}#Class/method."
+            f"{plural(result['total'], 'symbol')} in {where}; name one by its target "
+            f"({where}#Name, {where}#Class/method)."
         )
         if result["truncated"]:
             lines.append(
@@ -204,7 +206,8 @@ def symbols(result: SymbolList, path: str, timeout: float) -> str:
 def found(result: FoundSymbolList, query: str, timeout: float) -> str:
     lines = [
         f"{item['kind']} {item['name_path']}  target {item['target']}  "
-        f"at {shown_path(item['path'])}:{item['line']}:{item['column']}"
+        f"at {shown_path(item['path'])}:{cell_prefix(item['cell'])}{item['line']}:"
+        f"{item['column']}"
         for item in result["items"]
     ]
     if result["total"] == 0:

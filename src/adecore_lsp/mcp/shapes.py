@@ -76,7 +76,9 @@ class ReferenceShape(LocationShape):
 
 class SymbolShape(TypedDict):
     """A named thing in a file's outline; ``name_path`` is its place in the outline
-    (``Class/method``), the position is its name's."""
+    (``Class/method``), the position is its name's (within ``cell`` in a notebook), and
+    ``target`` names it for the other tools (``path#Class/method``, with ``[k]`` when the
+    file has several of that name path: the k-th by place, from 0)."""
 
     name: str
     name_path: str
@@ -84,14 +86,16 @@ class SymbolShape(TypedDict):
     path: str
     line: int
     column: int
+    cell: int | None
+    """The notebook cell (from 1, among all cells) the symbol is in; ``null`` for plain
+    files."""
+    target: str
     children: list[SymbolShape]
 
 
 class FoundSymbolShape(SymbolShape):
     """A symbol found in the workspace, with the ``target`` that names it
     (``path#Class/method``)."""
-
-    target: str
 
 
 class StatusShape(TypedDict):
@@ -261,7 +265,9 @@ def reference(item: Reference, line_of: LineOf, context: int) -> ReferenceShape:
     return shape
 
 
-def symbol(item: Symbol) -> SymbolShape:
+def symbol(item: Symbol, target: str | None = None) -> SymbolShape:
+    """The shape of ``item`` (its children without targets of their own: :func:`symbol_tree`
+    gives a whole outline's)."""
     return {
         "name": item.name,
         "name_path": item.name_path,
@@ -269,15 +275,39 @@ def symbol(item: Symbol) -> SymbolShape:
         "path": item.location.path,
         "line": item.location.line,
         "column": item.location.column,
+        "cell": item.cell,
+        "target": target or f"{item.location.path}#{item.name_path}",
         "children": [symbol(child) for child in item.children],
     }
 
 
+def outline_targets(items: Sequence[Symbol]) -> dict[int, str]:
+    """The target of each symbol of one file's outline, by ``id``: ``path#name_path``, with
+    ``[k]`` (the k-th by cell, line and column, from 0, as targets count them) when the file
+    has several symbols of that name path (a name defined in two cells of a notebook, or an
+    overload)."""
+    every: dict[str, list[Symbol]] = {}
+    pending = list(items)
+    while pending:
+        item = pending.pop()
+        every.setdefault(item.name_path, []).append(item)
+        pending.extend(item.children)
+    targets: dict[int, str] = {}
+    for name_path, same in every.items():
+        same.sort(key=lambda s: (s.location.cell or 0, s.location.line, s.location.column))
+        for index, item in enumerate(same):
+            suffix = f"[{index}]" if len(same) > 1 else ""
+            targets[id(item)] = f"{item.location.path}#{name_path}{suffix}"
+    return targets
+
+
 def symbol_tree(items: Sequence[Symbol], limit: int) -> tuple[list[SymbolShape], int]:
     """At most ``limit`` symbols of the tree in all, counted depth first in source order (a
-    class and each of its members one each), and how many the whole tree has."""
+    class and each of its members one each), each with its target, and how many the whole
+    tree has."""
     total = 0
     kept = 0
+    targets = outline_targets(items)
 
     def count(item: Symbol) -> None:
         nonlocal total
@@ -290,7 +320,7 @@ def symbol_tree(items: Sequence[Symbol], limit: int) -> tuple[list[SymbolShape],
         if kept >= limit:
             return None
         kept += 1
-        shape = symbol(item)
+        shape = symbol(item, targets[id(item)])
         shape["children"] = [
             child for child in (take(grand) for grand in item.children) if child is not None
         ]
@@ -303,7 +333,18 @@ def symbol_tree(items: Sequence[Symbol], limit: int) -> tuple[list[SymbolShape],
 
 
 def found_symbol(item: Symbol) -> FoundSymbolShape:
-    return {**symbol(item), "target": f"{item.location.path}#{item.name_path}"}
+    shape = symbol(item)
+    return {
+        "name": shape["name"],
+        "name_path": shape["name_path"],
+        "kind": shape["kind"],
+        "path": shape["path"],
+        "line": shape["line"],
+        "column": shape["column"],
+        "cell": shape["cell"],
+        "target": shape["target"],
+        "children": shape["children"],
+    }
 
 
 def status(item: ServerStatus) -> StatusShape:

@@ -200,6 +200,8 @@ async def _notebook_symbol(
     where = ws.paths.relative(path)
     if isinstance(parsed, parsing.SymbolTarget):
         found = [symbol for symbol in every if symbol.name_path == parsed.name_path]
+        # ``[k]`` counts by place, as in a file's outline: by cell, line and column.
+        found.sort(key=lambda s: (s.location.cell or 0, s.location.line, s.location.column))
         if parsed.index is not None:
             found = found[parsed.index : parsed.index + 1]
         if not found:
