@@ -10,6 +10,7 @@ from adecore_lsp.protocol.workspace.edit_plans import (
     PlannedEdit,
     PlannedFile,
     PlannedOperation,
+    merge_edits,
     plan_edit,
     touched_uris,
 )
@@ -538,3 +539,54 @@ def test_differently_spelled_uris_meet() -> None:
         rel,
     )
     assert list(planned.files) == ["my%20file.py"]
+
+
+def test_edits_of_one_file_merged_give_it_every_change() -> None:
+    """Edits asked one at a time (a notebook's cells, one file's formatting and the edit its
+    server sent meanwhile) become one edit per encoding: the file gets all of them, in
+    order, each change on the text the ones before it left."""
+    first = {"changes": {W + "a.py": [edit(0, 0, 0, 1, "b")]}}
+    second = {"documentChanges": [text_edit("a.py", edit(0, 0, 0, 1, "c"))]}
+    other = {"changes": {W + "b.py": [edit(0, 0, 0, 0, "#")]}}
+    merged = merge_edits([(first, "utf-16"), (other, "utf-8"), (second, "utf-16")])
+    assert [encoding for _edit, encoding in merged] == ["utf-16", "utf-8"]
+    one, _enc = merged[0]
+    planned = plan_edit(one, {W + "a.py": "a = 1\n"}, "utf-16", rel)
+    assert planned.files["a.py"].new_text == "c = 1\n"
+    assert planned.files["a.py"].edits == 2
+    assert planned.diff.count("--- a/a.py") == 1
+    assert merged[1][0] == {"documentChanges": [text_edit("b.py", edit(0, 0, 0, 0, "#"))]}
+    # Each edit planned alone would have given a.py only the last one's text.
+    alone = plan_edit(second, {W + "a.py": "a = 1\n"}, "utf-16", rel)
+    assert alone.files["a.py"].new_text == "c = 1\n"
+    assert plan_edit(first, {W + "a.py": "a = 1\n"}, "utf-16", rel).files["a.py"].new_text == (
+        "b = 1\n"
+    )
+
+
+def test_merged_annotations_and_what_is_not_merged() -> None:
+    """Annotations come along; an edit of a shape not read here, or whose annotation ids
+    name other annotations, stays an edit of its own in its place (the planner refuses
+    what is malformed, naming it)."""
+    risky = {"risky": {"label": "Risky", "needsConfirmation": True}}
+    annotated = {
+        "documentChanges": [text_edit("a.py", edit(0, 0, 0, 1, "b"))],
+        "changeAnnotations": risky,
+    }
+    clash = {"changes": {}, "changeAnnotations": {"risky": {"label": "Other"}}}
+    odd: list[object] = [
+        None,
+        {"documentChanges": 5},
+        {"changes": 5},
+        {"changes": {}, "changeAnnotations": 5},
+        clash,
+    ]
+    given = [(annotated, "utf-16"), *((item, "utf-16") for item in odd), ({}, "utf-16")]
+    merged = merge_edits(given)
+    assert merged[0] == (
+        {"documentChanges": annotated["documentChanges"], "changeAnnotations": risky},
+        "utf-16",
+    )
+    assert [item for item, _encoding in merged[1:]] == odd
+    assert merge_edits([({}, "utf-8")]) == [({"documentChanges": []}, "utf-8")]
+    assert merge_edits([]) == []

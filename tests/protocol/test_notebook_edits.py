@@ -228,3 +228,29 @@ def test_an_entry_this_module_cannot_read_stays_for_the_edits_own_checks() -> No
     assert {"textDocument": {"uri": "file:///work/a.py", "version": None}, "edits": "oops"} in (
         rewritten["documentChanges"]
     )
+
+
+def test_parts_of_one_cell_are_applied_in_order() -> None:
+    """Two parts naming one cell (two edits put together into one plan): the second is
+    applied to the cell as the first left it, as a plan applies two parts of one file; the
+    cells of each part are all written."""
+    edit = {
+        "documentChanges": [
+            {"textDocument": {"uri": CELL_B, "version": None}, "edits": [edit_at(0, 0, 1, "z")]},
+            {"textDocument": {"uri": CELL_A, "version": None}, "edits": [edit_at(0, 0, 4, "FROM")]},
+            {"textDocument": {"uri": CELL_B, "version": None}, "edits": [edit_at(0, 0, 1, "zz")]},
+            {
+                "textDocument": {"uri": NB + ".py", "version": None},
+                "edits": [edit_at(3, 3, 4, "+")],
+            },
+        ]
+    }
+    rewritten, (change,) = cells_of_edit(edit, find, "utf-16")
+    assert change.cells == {
+        2: (
+            "from calc import triple\nprint(triple(2))",
+            "FROM calc import triple\nprint(triple(2))",
+        ),
+        3: ("y = triple(3)", "zz + triple(3)"),
+    }
+    assert '"source": "zz + triple(3)"' in whole_text(rewritten)

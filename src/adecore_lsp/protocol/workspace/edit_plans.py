@@ -37,7 +37,7 @@ and ``FileOperation`` (and the URIs besides): the workspace converts them, so th
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import unified_diff
 from pathlib import PurePath
@@ -166,6 +166,67 @@ def _path_of(uri: str) -> PurePath:
     if not path.is_absolute():
         raise ValueError(f"{uri} does not name an absolute path")
     return path
+
+
+def _document_changes(edit: object) -> tuple[list[Any], Mapping[str, Any]] | None:
+    """An edit's changes in the ``documentChanges`` form and its annotations, or ``None``
+    for an edit of a shape this module does not read (left to the planner to refuse)."""
+    if not isinstance(edit, Mapping):
+        return None
+    annotations = edit.get("changeAnnotations")
+    if annotations is None:
+        annotations = {}
+    if not isinstance(annotations, Mapping):
+        return None
+    document_changes = edit.get("documentChanges")
+    if isinstance(document_changes, list):
+        return list(document_changes), annotations
+    if document_changes is not None:
+        return None
+    changes = edit.get("changes")
+    if changes is None:
+        changes = {}
+    if not isinstance(changes, Mapping):
+        return None
+    items = [
+        {"textDocument": {"uri": uri, "version": None}, "edits": edits}
+        for uri, edits in changes.items()
+    ]
+    return items, annotations
+
+
+def merge_edits(edits: Sequence[tuple[object, str]]) -> list[tuple[object, str]]:
+    """Several ``(WorkspaceEdit, position encoding)`` as one edit per encoding, its changes
+    in the order given (each change after those before it, as in one ``documentChanges``).
+
+    The edits a plan is made of (one a notebook cell when each cell is formatted, one a
+    file, the edits a server sent while a command ran) all describe the texts as they are:
+    planned one by one, each file would get only the last edit's text. An edit of a shape
+    not read here, or whose annotation ids clash with another's, stays an edit of its own,
+    in its place."""
+    merged: list[tuple[object, str]] = []
+    groups: dict[str, tuple[list[Any], dict[str, Any], int]] = {}
+    for edit, encoding in edits:
+        read = _document_changes(edit)
+        group = groups.get(encoding)
+        if read is None or (
+            group is not None
+            and any(group[1].get(key, value) != value for key, value in read[1].items())
+        ):
+            merged.append((edit, encoding))
+            continue
+        changes, annotations = read
+        if group is None:
+            groups[encoding] = group = ([], {}, len(merged))
+            merged.append((None, encoding))  # its place, filled below
+        group[0].extend(changes)
+        group[1].update(annotations)
+    for encoding, (changes, annotations, place) in groups.items():
+        one: dict[str, Any] = {"documentChanges": changes}
+        if annotations:
+            one["changeAnnotations"] = annotations
+        merged[place] = (one, encoding)
+    return merged
 
 
 class _GivenFiles:

@@ -98,7 +98,9 @@ def cells_of_edit(
     parts = [item for item in _text_edits(edit) if _is_notebook_part(item[0], notebook_of)]
     if not parts:
         return edit, []
-    by_cell: dict[str, tuple[Notebook, dict[int, list[Any]]]] = {}
+    # Each part's edits of a cell are one batch, applied to the cell as the parts before
+    # left it (as a plan applies the parts of one file in order).
+    by_cell: dict[str, tuple[Notebook, dict[int, list[list[Any]]]]] = {}
     for uri, edits, _index in parts:
         found = notebook_of(uri)
         if found is None:
@@ -109,6 +111,7 @@ def cells_of_edit(
         notebook_uri, notebook, joined = found
         cells = by_cell.setdefault(notebook_uri, (notebook, {}))[1]
         if joined is not None:
+            batches: dict[int, list[Any]] = {}
             for text_edit in edits:
                 ((start_line, start_char), (end_line, end_char)), new_text = _text_edit(text_edit)
                 start = joined.to_cell(start_line, start_char)
@@ -131,7 +134,7 @@ def cells_of_edit(
                         "document); nothing is written: a server that takes notebooks cell "
                         "by cell (ruff, basedpyright) can make this edit"
                     )
-                cells.setdefault(start.cell, []).append(
+                batches.setdefault(start.cell, []).append(
                     {
                         "range": {
                             "start": {"line": start.line, "character": start.character},
@@ -140,20 +143,23 @@ def cells_of_edit(
                         "newText": new_text,
                     }
                 )
+            for number, batch in batches.items():
+                cells.setdefault(number, []).append(batch)
             continue
         reference = parse_cell_uri(uri)
         cell = None if reference is None else notebook.cell_for(reference)
         if cell is None or not cell.is_code:
             raise ValueError(f"{uri} names no cell of {notebook_uri}: nothing can be written")
-        cells.setdefault(cell.number, []).extend(edits)
+        cells.setdefault(cell.number, []).append(edits)
     changes: list[NotebookChange] = []
     replaced: dict[str, tuple[str, str]] = {}
     for notebook_uri, (notebook, cells) in by_cell.items():
         change = NotebookChange(notebook_uri, notebook)
-        for number, edits in sorted(cells.items()):
-            old = notebook.cell(number).source
-            spans = [_text_edit(text_edit) for text_edit in edits]
-            new = apply_text_edits(old, spans, position_encoding, f"cell {number}")
+        for number, batches_of_cell in sorted(cells.items()):
+            old = new = notebook.cell(number).source
+            for batch in batches_of_cell:
+                spans = [_text_edit(text_edit) for text_edit in batch]
+                new = apply_text_edits(new, spans, position_encoding, f"cell {number}")
             if new != old:
                 change.cells[number] = (old, new)
         change.text = notebook.with_sources({n: new for n, (_old, new) in change.cells.items()})
