@@ -2,7 +2,9 @@
 ``--write`` (all or nothing, through the write path) with what the write introduced.
 
 ``format`` and ``fix`` take files and folders as ``check`` does (the current folder by
-default); a file that is not UTF-8 is left as it is and named on stderr (exit 3).
+default); a file that is not UTF-8, or a notebook that is no notebook, is left as it is and
+named on stderr with why (exit 3), as ``check`` names it, and every other file is formatted
+or fixed.
 """
 
 from __future__ import annotations
@@ -11,10 +13,9 @@ import argparse
 import json
 from pathlib import Path
 
-from ..workspace.files import NotUtf8Error, read_text
 from ..workspace.model import Diagnostic, DiagnosticsDelta, EditPlan
 from ..workspace.workspace import Workspace
-from .common import Shown, absolute_target, cwd_of, incomplete, scope
+from .common import Shown, absolute_target, cwd_of, incomplete, reasons_in_words, scope
 from .output import Output, one_line, shown_path
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -53,23 +54,30 @@ def _plan_json(
         "written": written,
         "introduced": [_finding(d, shown) for d in delta.introduced] if delta else [],
         "resolved": [_finding(d, shown) for d in delta.resolved] if delta else [],
+        "skipped": {
+            path: {"complete": status.complete, "reason": status.reason}
+            for path, status in plan.skipped.items()
+        },
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-async def _edit(
-    args: argparse.Namespace, output: Output, ws: Workspace, plan: EditPlan, skipped: list[str]
-) -> int:
+async def _edit(args: argparse.Namespace, output: Output, ws: Workspace, plan: EditPlan) -> int:
     count = len(plan.changed_files)
     written: list[str] | None = None
     delta: DiagnosticsDelta | None = None
-    status = 0 if plan.complete and not skipped else 3
+    status = 0 if plan.complete else 3
     shown = Shown.of(args, ws)
     if getattr(args, "write", False) and count:
         applied = await ws.apply(plan)
         written, delta = applied.written, applied.delta
         if not delta.complete:
-            incomplete(output, "the diagnostics after the write are not final", written)
+            incomplete(
+                output,
+                "the files were written; the diagnostics after the write are not final "
+                f"({reasons_in_words([delta.reason])})",
+                [shown_path(shown.path(path)) for path in written],
+            )
             status = 3
         elif any(d.severity == "error" for d in delta.introduced) and status == 0:
             status = 1
@@ -88,9 +96,12 @@ async def _edit(
         output.note(
             f"{_count(len(delta.introduced), 'finding')} introduced, {len(delta.resolved)} resolved"
         )
-    if skipped:
-        incomplete(output, "left as they are (not UTF-8)", skipped)
-    if not plan.complete:
+    by_reason: dict[str, list[str]] = {}
+    for path, file_status in plan.skipped.items():
+        by_reason.setdefault(str(file_status.reason), []).append(shown_path(shown.path(path)))
+    for reason, paths in by_reason.items():
+        incomplete(output, f"left as they are ({reasons_in_words([reason])})", paths)
+    if not plan.complete and not plan.skipped:
         incomplete(output, f"the plan may miss files ({plan.reason})")
     if getattr(args, "check", False) and count and written is None:
         return 1 if status == 0 else status
@@ -103,34 +114,23 @@ def _count(count: int, word: str) -> str:
 
 async def rename(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
     plan = await ws.rename(absolute_target(args.target, cwd_of(args)), args.new_name)
-    return await _edit(args, output, ws, plan, [])
+    return await _edit(args, output, ws, plan)
 
 
-def _files(args: argparse.Namespace, ws: Workspace) -> tuple[list[Path], list[str]]:
-    """The files to format or fix (see :func:`.common.scope`), and those that are not UTF-8
-    (as shown), which are left alone."""
+def _files(args: argparse.Namespace, ws: Workspace) -> list[Path]:
+    """The files to format or fix (see :func:`.common.scope`) that a server takes; those
+    that cannot be read as their kind says are left out by the plan, which names them."""
     files, _named = scope(args, ws)
-    shown = Shown.of(args, ws)
-    taken, skipped = [], []
-    for path in files:
-        if not ws.takes(path):
-            continue
-        try:
-            read_text(path)
-        except NotUtf8Error:
-            skipped.append(shown_path(shown.path(ws.paths.relative(path))))
-            continue
-        taken.append(path)
-    return taken, skipped
+    return [path for path in files if ws.takes(path)]
 
 
 async def format(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
-    files, skipped = _files(args, ws)
+    files = _files(args, ws)
     plan = await ws.format(files) if files else EditPlan({}, [], "")
-    return await _edit(args, output, ws, plan, skipped)
+    return await _edit(args, output, ws, plan)
 
 
 async def fix(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
-    files, skipped = _files(args, ws)
+    files = _files(args, ws)
     plan = await ws.fix(files) if files else EditPlan({}, [], "")
-    return await _edit(args, output, ws, plan, skipped)
+    return await _edit(args, output, ws, plan)

@@ -12,23 +12,25 @@ is not success.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmptyEditError, ErrorCodes, LspError
 from ..paths import uri_to_path
+from ..protocol.documents.notebooks import InvalidNotebookError
 from ..protocol.workspace.changes import Change
-from ..protocol.workspace.edit_plans import PlannedEdit, plan_edit, touched_uris
+from ..protocol.workspace.edit_plans import PlannedEdit, merge_edits, plan_edit, touched_uris
 from ..protocol.workspace.notebook_edits import cells_of_edit
 from ..session import LspSession
 from ..write_path import WriteSet
 from . import checking
 from .changes import covered, others_changed
 from .delta import delta_of
-from .files import read_text
-from .model import AppliedPlan, EditPlan, FileEdit, FileOperation
+from .files import NotUtf8Error, read_text
+from .model import AppliedPlan, EditPlan, FileEdit, FileOperation, FileStatus
 from .navigation import target_offset
 from .notebook_editing import (
     document_edit,
@@ -85,15 +87,24 @@ def _texts(ws: Workspace, edit: Any) -> tuple[dict[str, str | None], list[str]]:
 def make_plan(ws: Workspace, edits: Sequence[tuple[Any, str]]) -> EditPlan:
     """One plan of several ``(WorkspaceEdit, position encoding)``, each against the current
     texts, which the plan's snapshot keeps: the files must still hold them when it is
-    applied. Edits of notebook cells become edits of the notebook's file that change only
-    those cells' sources, and its diff shows the cells."""
+    applied. The edits of one encoding are one edit, their changes in order, so that a file
+    (a notebook formatted cell by cell) gets them all. Edits of notebook cells become edits
+    of the notebook's file that change only those cells' sources, and its diff shows the
+    cells.
+
+    Raises:
+        ValueError: an edit cannot be planned, or one file is edited in two position
+            encodings (by two servers), which cannot be put together; nothing is written.
+    """
     files: dict[str, FileEdit] = {}
     operations: list[FileOperation] = []
     diffs: list[str] = []
     snapshot: dict[str, str | None] = {}
     changes: list[Any] = []
+    edited_in: dict[str, str] = {}
     find_notebook = notebook_of_uri(ws)
-    for given, encoding in edits:
+    merged = merge_edits(edits)
+    for given, encoding in merged:
         edit, notebook_changes = cells_of_edit(given, find_notebook, encoding)
         cell_diffs = {
             ws.paths.display(change.uri): cell_diff(ws.paths.display(change.uri), change.cells)
@@ -103,6 +114,14 @@ def make_plan(ws: Workspace, edits: Sequence[tuple[Any, str]]) -> EditPlan:
         planned: PlannedEdit = plan_edit(edit, texts, encoding, ws.paths.display, folders=folders)
         for uri, text in texts.items():
             snapshot.setdefault(ws.paths.display(uri), text)
+        touched = [*planned.files, *(op.path for op in planned.operations)]
+        for path in touched:
+            if edited_in.setdefault(path, encoding) != encoding:
+                raise ValueError(
+                    f"{path} is edited in two position encodings ({edited_in[path]} and "
+                    f"{encoding}, by two servers), which cannot be put together: nothing is "
+                    "written"
+                )
         diff = planned.diff
         for path, planned_file in planned.files.items():
             shown_diff = cell_diffs.get(path, planned_file.diff)
@@ -146,34 +165,68 @@ async def rename(ws: Workspace, target: Target, new_name: str) -> EditPlan:
 
 
 async def format_files(ws: Workspace, paths: Paths) -> EditPlan:
+    """The formatting edits of every file of ``paths`` (a notebook's cell by cell); a file
+    that cannot be read as its kind says (not UTF-8, not a notebook) is left out, named in
+    the plan's ``skipped``, and the others are formatted."""
     edits: list[tuple[Any, str]] = []
+    skipped: dict[str, FileStatus] = {}
     for path in _paths(ws, paths):
         if is_notebook(path):
-            with ws.collecting(ws.handles_for(path)) as sent:
-                edits.extend(await format_notebook(ws, path))
-            edits.extend(sent)
-            continue
-        with ws.collecting(ws.handles_for(path)) as sent:
-            _handle, session, text_edits = await ws.first_answer(
-                path, "textDocument/formatting", lambda s, uri: s.formatting(uri)
-            )
-        edits.append((document_edit(ws.paths.uri(path), text_edits), encoding_of(session)))
-        edits.extend(sent)
-    return make_plan(ws, edits)
+            edits.extend(await _each(ws, path, skipped, partial(format_notebook, ws, path)))
+        else:
+            edits.extend(await _each(ws, path, skipped, partial(_format_one, ws, path)))
+    return _skipping(make_plan(ws, edits), skipped)
+
+
+async def _format_one(ws: Workspace, path: Path) -> list[tuple[Any, str]]:
+    _handle, session, text_edits = await ws.first_answer(
+        path, "textDocument/formatting", lambda s, uri: s.formatting(uri)
+    )
+    return [(document_edit(ws.paths.uri(path), text_edits), encoding_of(session))]
 
 
 async def fix(ws: Workspace, paths: Paths, only: str) -> EditPlan:
+    """The fix-all edits of every file of ``paths``; unreadable files are skipped as in
+    :func:`format_files`."""
     edits: list[tuple[Any, str]] = []
+    skipped: dict[str, FileStatus] = {}
     for path in _paths(ws, paths):
-        with ws.collecting(ws.handles_for(path)) as sent:
-            if is_notebook(path):
-                edits.extend(await fix_notebook(ws, path, only))
-            else:
-                edits.extend(await _fix_one(ws, path, only))
-        edits.extend(sent)
+        work = fix_notebook if is_notebook(path) else _fix_one
+        edits.extend(await _each(ws, path, skipped, partial(work, ws, path, only)))
     if not edits:
-        return EditPlan({}, [], "", raw={"documentChanges": []})
-    return make_plan(ws, edits)
+        return _skipping(EditPlan({}, [], "", raw={"documentChanges": []}), skipped)
+    return _skipping(make_plan(ws, edits), skipped)
+
+
+async def _each(
+    ws: Workspace,
+    path: Path,
+    skipped: dict[str, FileStatus],
+    work: Callable[[], Awaitable[list[tuple[Any, str]]]],
+) -> list[tuple[Any, str]]:
+    """The edits ``work`` finds for ``path``, with those its servers sent meanwhile; none,
+    and ``path`` in ``skipped`` with the reason a check gives, when the file is not UTF-8
+    or not a notebook (it is closed again: nothing can be asked about it)."""
+    try:
+        with ws.collecting(ws.handles_for(path)) as sent:
+            found = await work()
+    except NotUtf8Error:
+        skipped[ws.paths.relative(path)] = FileStatus(False, "not_utf8")
+    except InvalidNotebookError as error:
+        skipped[ws.paths.relative(path)] = FileStatus(False, f"invalid notebook: {error}")
+    else:
+        return [*found, *sent]
+    await ws.close(path)
+    return []
+
+
+def _skipping(plan: EditPlan, skipped: dict[str, FileStatus]) -> EditPlan:
+    """``plan`` with the files left out: not complete, its reason the first one's."""
+    if not skipped:
+        return plan
+    ordered = dict(sorted(skipped.items()))
+    first = next(iter(ordered.values())).reason
+    return replace(plan, complete=False, reason=first, skipped=ordered)
 
 
 def _may_offer(session: LspSession, only: str) -> bool:
@@ -220,20 +273,33 @@ async def apply(ws: Workspace, plan: EditPlan, *, allow_outside: bool = False) -
         )
     writes = write_set(ws, plan, allow_outside=allow_outside)
     edited = [ws.paths.absolute(p) for p in plan.files]
-    checked = covered(ws, [p for p in edited if p.is_file() and ws.takes(p)])
+    checked = _served(ws, [p for p in edited if p.is_file() and ws.takes(p)])
     before = await checking.diagnostics(ws, checked, ws.timeout) if checked else None
     writes.commit()
     await _after_write(ws, plan)
     others_changed(ws)
     # Renamed files are followed: their findings before count under their new paths.
     renamed = {op.path: op.new_path for op in plan.file_ops if op.kind == "rename" and op.new_path}
-    after_paths = covered(
+    after_paths = _served(
         ws, [p for p in edited if p.is_file() and ws.takes(p)] + [p for p in checked if p.is_file()]
     )
     after = await checking.diagnostics(ws, after_paths, ws.timeout)
     moved = {path: Change(edit.old_text, edit.new_text) for path, edit in plan.files.items()}
     delta = delta_of(before.items if before else [], after, moved, renamed)
     return AppliedPlan(plan.changed_files, delta)
+
+
+def _served(ws: Workspace, edited: list[Path]) -> list[Path]:
+    """The files a delta covers (:func:`covered`), less the other open files that no server
+    has: a notebook of another kernel's language, a file that is no notebook. Nothing is
+    asked of them, and they would make the check after a write read as not final."""
+    mine = set(edited)
+    handles = list(ws._handles.values())
+    return [
+        path
+        for path in covered(ws, edited)
+        if path in mine or any(handle.has(ws.paths.uri(path)) for handle in handles)
+    ]
 
 
 def _unsaved(ws: Workspace, shown: str) -> bool:

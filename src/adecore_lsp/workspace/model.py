@@ -228,7 +228,9 @@ class EditPlan:
     lists creates, renames and deletes, ``diff`` is one unified diff of every file (``a/``
     and ``b/`` paths, in path order), ``raw`` the ``WorkspaceEdit``. ``complete`` is
     ``False`` when the plan may miss files: ``reason`` ``"too_many_files"`` when the server
-    was asked with only ``max_open_files`` of the root's files open.
+    was asked with only ``max_open_files`` of the root's files open, or the reason of a file
+    ``format`` or ``fix`` left as it is. ``skipped`` maps each such file to why, as a check
+    reports it (``FileStatus(False, "not_utf8")``, ``"invalid notebook: <detail>"``).
     """
 
     files: dict[str, FileEdit]
@@ -239,7 +241,8 @@ class EditPlan:
     # files must still hold when the plan is applied.
     snapshot: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
     complete: bool = True
-    reason: ResultReason | None = None
+    reason: ResultReason | FileReason | str | None = None
+    skipped: dict[str, FileStatus] = field(default_factory=dict)
 
     @property
     def changed_files(self) -> list[str]:
