@@ -1,6 +1,7 @@
 """Writing notebooks through the workspace (notebooks.md, "Writing a notebook") against ruff:
-a file that cannot be read is left out of format and fix and named with why, and the check after
-a write is not held by files no server has."""
+a file that cannot be read is left out of format and fix and named with why, the check after
+a write is not held by files no server has, and a cell's report after another cell changed
+is the report on the notebook as it is now."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from adecore_lsp.errors import LspError
 from adecore_lsp.workspace.model import FileEdit, FileStatus
 from tests.integration.conftest import find_server
 from tests.workspace.conftest import write
-from tests.workspace.test_notebooks_real import notebook
+from tests.workspace.test_notebooks_real import found, notebook
 
 pytestmark = pytest.mark.real_server
 
@@ -100,6 +101,34 @@ async def test_a_notebook_of_another_language_does_not_hold_the_check_after_a_wr
         applied = await ws.apply(plan)
     assert applied.delta.complete, applied.delta
     assert [(d.path, d.code) for d in applied.delta.resolved] == [("nb.ipynb", "F401")]
+
+
+async def test_a_cells_report_after_another_cell_changed_is_the_current_one(
+    tmp_path: Path,
+) -> None:
+    """ruff names the notebook's version in every cell's report: after a change of cell 1,
+    cell 2's report (now with an undefined name) is for the notebook as it is, not the one
+    from before the change."""
+    find_server("ruff")
+    root = write(
+        tmp_path / "p",
+        {"ruff.toml": LINT, "nb.ipynb": notebook(("code", "x = 1\n"), ("code", "print(x)\n"))},
+    )
+    async with Workspace(root, servers=["ruff"]) as ws:
+        before = await ws.diagnostics(["nb.ipynb"])
+        assert before.complete
+        assert found(before) == []
+        changed = notebook(("code", "y = 1\n"), ("code", "print(x)\n"))
+        (root / "nb.ipynb").write_text(changed, encoding="utf-8")
+        after = await ws.diagnostics(["nb.ipynb"])
+        assert after.complete
+        assert found(after) == [("nb.ipynb", 2, 1, 7, "F821")]
+        # And a change of that cell alone after it: each cell still current.
+        again = notebook(("code", "y = 1\n"), ("code", "print(y)\n"))
+        (root / "nb.ipynb").write_text(again, encoding="utf-8")
+        last = await ws.diagnostics(["nb.ipynb"])
+    assert last.complete
+    assert found(last) == []
 
 
 async def test_a_write_that_would_not_be_a_notebook_is_refused_naming_it(project: Path) -> None:

@@ -353,7 +353,7 @@ async def _pull_one(handle: ServerHandle, uri: str, deadline: float) -> None:
             if not await session.wait_for_capability("textDocument/diagnostic", uri, timeout=left):
                 return
             continue
-        version = session.documents[uri].version
+        version = notebooks.report_version(handle, session, uri)
         left = deadline - time.monotonic()
         if left <= 0:
             return

@@ -226,9 +226,28 @@ def open_in(handle: ServerHandle, session: LspSession, view: NotebookView) -> No
     if handle.spec.notebook_cell_pushes_final:
         kind = "push_final"
     now = time.monotonic()
+    whole = sync.notebooks[view.uri].version if handle.spec.notebook_version_pushes else None
     for cell in cells:
-        handle.finality.expect(cell.uri, session.documents[cell.uri].version, now, kind)
+        # A server whose cell reports name the notebook's version (ruff) reports every cell
+        # anew at each change of any: each is expected at that version.
+        version = session.documents[cell.uri].version if whole is None else whole
+        handle.finality.expect(cell.uri, version, now, kind)
     return mode
+
+
+def report_version(handle: ServerHandle, session: LspSession, uri: str) -> int:
+    """The version a server's report on ``uri``'s current text names: the document's own,
+    or for a cell of a server whose cell reports carry the notebook's version (ruff), the
+    notebook's as sent to it (what :func:`open_in` expects the cell at)."""
+    version = session.documents[uri].version
+    current = handle.notebook_sync
+    if not handle.spec.notebook_version_pushes or current is None or current[0] is not session:
+        return version
+    for view, _mode in handle.notebooks.values():
+        opened = current[1].notebooks.get(view.uri)
+        if uri in view.cells_by_uri and opened is not None:
+            return opened.version
+    return version
 
 
 def close_in(handle: ServerHandle, uri: str) -> None:

@@ -46,6 +46,7 @@ _BOOL_FIELDS = (
     "settings_at_start",
     "notebook_cell_pulls",
     "notebook_cell_pushes_final",
+    "notebook_version_pushes",
     "ipython",
 )
 NOTEBOOK_MODES = ("sync", "joined")
@@ -116,6 +117,11 @@ class ServerSpec:
     """Whether the server pushes each notebook cell's whole report, versioned, once it has
     analysed the notebook (ruff): such a push is final at once, and cells are pulled only
     when one stays silent (a pull of one cell makes ruff lint the whole notebook again)."""
+    notebook_version_pushes: bool = False
+    """Whether the server's report for a notebook cell carries the notebook's version, not
+    the cell's own (ruff: after a change of one cell, every cell's report names the
+    notebook's new version; basedpyright and ty name each cell's): each cell's reports are
+    then expected at the notebook's version."""
     ipython: bool = True
     """Whether the server reads IPython-only lines (``%magic``, ``!cmd``) in a cell; one that
     does not gets them blank."""
