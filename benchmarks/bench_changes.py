@@ -11,7 +11,7 @@
    the one that goes first alternating. Three settings:
 
    - ``--daemon off``: each command starts its servers (the new-since side also a twin
-     workspace on a ``git worktree`` of HEAD);
+     workspace on a temporary copy of HEAD's committed files);
    - ``--daemon on``, warm: a daemon of this script's own (``ADECORE_LSP_RUNTIME_DIR`` in a
      temporary folder, stopped at the end) that has run both commands once before timing;
    - basedpyright, ``--daemon off``, on ``networkx/algorithms/flow`` (the workspace root

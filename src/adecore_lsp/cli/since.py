@@ -2,9 +2,10 @@
 introduced, in every format of ``check``.
 
 Without paths every file of the root is checked on both sides (a caller broken in a file
-the change never touched is found); the revision's side runs in a temporary worktree that
-the workspace removes afterwards, also on Ctrl-C. Old, introduced and resolved findings are
-told apart by the one rule of the workspace layer (``Workspace.new_since``).
+the change never touched is found); the revision's side runs in a temporary folder of its
+committed files that the workspace removes afterwards, also on Ctrl-C. Old, introduced and
+resolved findings are told apart by the one rule of the workspace layer
+(``Workspace.new_since``).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ async def check_new_since(args: argparse.Namespace, output: Output, ws: Workspac
 
 def _say_revision_unfinished(output: Output, report: DiagnosticsReport, rev: str) -> None:
     """When the working tree's side finished but the revision's did not, say so (its files
-    are in a worktree already gone, so no names)."""
+    are in a folder already gone, so no names)."""
     if not report.complete and all(status.complete for status in report.files.values()):
         why = reasons_in_words([report.reason or "timeout"])
         incomplete(output, f"the diagnostics at {rev} are not final ({why})")

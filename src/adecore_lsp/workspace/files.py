@@ -12,12 +12,12 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import shutil
 import stat
-import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from . import git
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -89,7 +89,6 @@ def root_files(root: Path, wanted: Callable[[Path], bool], under: Path | None = 
     out, sorted by path; with ``under`` (a folder in the root), only those inside it (and
     only that folder is walked)."""
     listed = _git_files(root)
-    inside = None if under is None or under == root else under.relative_to(root).parts
     if listed is None:
         found: list[Path] = []
         within = None if under is None or under == root else os.fspath(under)
@@ -101,10 +100,20 @@ def root_files(root: Path, wanted: Callable[[Path], bool], under: Path | None = 
 
         _files(os.fspath(root), [], _skipped_folder, take, within)
         return sorted(found)
+    return listed_files(root, listed, wanted, under)
+
+
+def listed_files(
+    root: Path, listed: Iterable[Path], wanted: Callable[[Path], bool], under: Path | None = None
+) -> list[Path]:
+    """Of the files git lists (``listed``, absolute), those inside ``root`` (and ``under``)
+    that ``wanted`` accepts, skipped folders left out, sorted by path."""
+    inside = None if under is None or under == root else under.relative_to(root).parts
     return sorted(
         path
         for path in listed
-        if not SKIPPED_FOLDERS.intersection(parts := path.relative_to(root).parts[:-1])
+        if path.is_relative_to(root)
+        and not SKIPPED_FOLDERS.intersection(parts := path.relative_to(root).parts[:-1])
         and (inside is None or parts[: len(inside)] == inside)
         and wanted(path)
     )
@@ -115,20 +124,16 @@ def _skipped_folder(name: str) -> bool:
 
 
 def _git_files(root: Path) -> list[Path] | None:
-    git = shutil.which("git")
-    if git is None or not (root / ".git").exists():
+    """The files git lists in ``root`` (tracked, and untracked ones it does not ignore), when
+    ``root`` is the top of a git work tree; ``None`` otherwise, or when git cannot say."""
+    if not (root / ".git").exists():
         return None
     try:
-        result = subprocess.run(
-            [git, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root,
-            capture_output=True,
-            timeout=30,
-            check=True,
-        )
-    except (OSError, subprocess.SubprocessError):
+        listing = ("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        out = git.run(root, *listing, timeout=30)
+    except git.GitError:
         return None
-    names = result.stdout.decode("utf-8", "surrogateescape").split("\0")
+    names = out.decode("utf-8", "surrogateescape").split("\0")
     return [path for name in names if name and (path := root / name).is_file()]
 
 

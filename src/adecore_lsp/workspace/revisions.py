@@ -1,12 +1,14 @@
 """``Workspace.new_since``: the findings a working tree has that a git revision does not.
 
-The revision is checked out in a temporary worktree (``git worktree add --detach``, its
-hooks off), never by touching the user's working tree or index, and removed in a
-``finally``: also on Ctrl-C. The folders servers read that git ignores (``.venv``,
-``node_modules``, ``compile_commands.json`` ...) are linked from the working tree into it,
-and its workspace takes the working tree's servers, configuration and trust, so both sides
-are checked alike. Files added, deleted and renamed since the revision are followed as
-``git diff -M`` reports them; an untracked file counts as added.
+The revision's files are written into a temporary folder from git's objects, as committed
+(no checkout: git runs no filter, hook or fsmonitor program a repository names, see
+``revision_tree.py``), never touching the user's working tree, index or repository, and
+the folder is removed in a ``finally``: also on Ctrl-C. The folders servers read that git
+ignores (``.venv``, ``node_modules``, ``compile_commands.json`` ...) are linked from the
+working tree into it, and its workspace takes the working tree's servers, configuration
+and trust (its executables judged against the working tree's root, never the copy's), so
+both sides are checked alike. Files added, deleted and renamed since the revision are
+followed as ``git diff -M`` reports them; an untracked file counts as added.
 """
 
 from __future__ import annotations
@@ -14,18 +16,18 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import subprocess
 import tempfile
+import threading
 from collections.abc import Awaitable, Coroutine, Sequence
-from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..protocol.workspace.changes import Change
+from . import git
 from .delta import split
-from .files import read_text
+from .files import listed_files, read_text
 from .model import Diagnostic, DiagnosticsReport
+from .revision_tree import moves, texts_at, write_revision
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -41,63 +43,18 @@ LINKED = (
     "compile_flags.txt",
     "build/compile_commands.json",
 )
-"""What servers read that git usually ignores: linked into the revision's worktree."""
+"""What servers read that git usually ignores: linked into the revision's folder."""
 
-GIT_TIMEOUT = 120.0
-
-
-@dataclass
-class Moves:
-    """What git says changed between the revision and the working tree, by paths relative
-    to the repository's top: ``renamed`` maps the new path to the old one."""
-
-    changed: set[str] = field(default_factory=set)
-    renamed: dict[str, str] = field(default_factory=dict)
-    added: set[str] = field(default_factory=set)
-
-
-def _git(top: Path, *args: str, config: Sequence[str] = ()) -> str:
-    """Run git in ``top`` with hooks off and no prompt (and ``-c`` each of ``config``); its
-    stdout, or a ValueError with its own words."""
-    return _git_bytes(top, *args, config=config).decode("utf-8", "surrogateescape")
-
-
-def _git_bytes(top: Path, *args: str, config: Sequence[str] = ()) -> bytes:
-    """:func:`_git`'s stdout as bytes (a file's content at a revision)."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    try:
-        done = subprocess.run(
-            [
-                "git",
-                "-c",
-                "core.hooksPath=/dev/null",
-                "-c",
-                "core.fsmonitor=false",  # a program a repository's config names: not run
-                *(f for item in config for f in ("-c", item)),
-                *args,
-            ],
-            cwd=top,
-            env=env,
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise ValueError("--new-since needs git, which is not installed") from None
-    except subprocess.TimeoutExpired:
-        raise ValueError(f"git {args[0]} did not finish in {GIT_TIMEOUT:.0f} s") from None
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise ValueError(said[-1] if said else f"git {args[0]} failed")
-    return done.stdout
+T = TypeVar("T")
 
 
 def repository_top(root: Path) -> Path:
     """The top folder of the git repository holding ``root``."""
     try:
-        return Path(_git(root, "rev-parse", "--show-toplevel").strip()).resolve()
-    except ValueError:
+        return Path(git.text(root, "rev-parse", "--show-toplevel").strip()).resolve()
+    except git.GitError as error:
+        if "not installed" in str(error):
+            raise ValueError("--new-since needs git, which is not installed") from None
         raise ValueError(f"{root} is not in a git repository") from None
 
 
@@ -106,42 +63,15 @@ def commit_of(top: Path, rev: str) -> str:
     if not rev or rev.startswith("-"):
         raise ValueError(f"{rev!r} is not a git revision")
     try:
-        return _git(top, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
-    except ValueError:
+        return git.text(top, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+    except git.GitError:
         raise ValueError(f"unknown revision {rev!r}: git knows no commit of that name") from None
-
-
-def moves(top: Path, commit: str) -> Moves:
-    """Files changed, renamed and added between ``commit`` and the working tree."""
-    found = Moves()
-    fields = _git(top, "diff", "-M", "--name-status", "-z", commit, "--").split("\0")
-    at = 0
-    while at < len(fields) and fields[at]:
-        status = fields[at]
-        if status[0] in "RC":
-            old, new = fields[at + 1], fields[at + 2]
-            at += 3
-            if status[0] == "R":
-                found.renamed[new] = old
-            else:
-                found.added.add(new)
-            found.changed.add(new)
-            continue
-        path = fields[at + 1]
-        at += 2
-        if status[0] == "A":
-            found.added.add(path)
-        found.changed.add(path)
-    for path in _git(top, "ls-files", "--others", "--exclude-standard", "-z").split("\0"):
-        if path:
-            found.added.add(path)
-            found.changed.add(path)
-    return found
 
 
 def _link_ignored(work: Path, tree: Path) -> None:
     """Link what servers read and git ignores from the working folder ``work`` into the
-    same place of the worktree ``tree``, where the revision has nothing of that name."""
+    same place of the revision's folder ``tree``, where the revision has nothing of that
+    name."""
     for name in LINKED:
         source, target = work / name, tree / name
         if (source.exists() or source.is_symlink()) and not (
@@ -151,17 +81,10 @@ def _link_ignored(work: Path, tree: Path) -> None:
             target.symlink_to(source, target_is_directory=source.is_dir())
 
 
-def _remove(top: Path, folder: Path, tree: Path) -> None:
-    """Remove the worktree, whatever state it is in, and git's record of it."""
-    try:
-        _git(top, "worktree", "remove", "--force", str(tree))
-    except ValueError:
-        pass
-    shutil.rmtree(folder, ignore_errors=True)
-    try:
-        _git(top, "worktree", "prune")
-    except ValueError:
-        pass
+def _guarded(ws: Workspace, top: Path) -> list[Path]:
+    """The folders whose programs git must never be (the root, its configuration's root
+    and the repository)."""
+    return list(dict.fromkeys([ws.root, ws.config_root, top]))
 
 
 async def new_since(
@@ -169,8 +92,10 @@ async def new_since(
 ) -> DiagnosticsReport:
     top = await asyncio.to_thread(repository_top, ws.root)
     commit = await asyncio.to_thread(commit_of, top, rev)
+    guarded = _guarded(ws, top)
     files = None if paths is None else ws.files_of(paths)
-    found = await asyncio.to_thread(moves, top, commit)
+    # Waited for to its end even when cancelled: its temporary objects are gone then.
+    found = await _surely(asyncio.to_thread(moves, top, commit, guarded))
     below = ws.root.relative_to(top)
 
     def shown(path_from_top: str) -> str | None:
@@ -189,25 +114,34 @@ async def new_since(
     from . import warm_revision
 
     # Only file texts changed, in files warm servers already take: the revision's side in
-    # place (the daemon's second call on), no worktree and no second start of every server.
+    # place (the daemon's second call on), no copy and no second start of every server.
     in_root = len(changed) == len(found.changed) and not added and not renamed_back
     changed_paths = [ws.paths.absolute(name) for name in sorted(changed)]
     if in_root and warm_revision.warm(ws, changed_paths):
-        old_texts = await asyncio.to_thread(_old_texts, top, commit, changed_paths)
+        old_texts = await asyncio.to_thread(_old_texts, top, commit, changed_paths, guarded)
         if old_texts is not None:
             return await warm_revision.in_place(ws, old_texts, files, timeout)
 
     folder = Path(tempfile.mkdtemp(prefix="adecore-lsp-since-"))
+    stop = threading.Event()
     tree = folder / "tree"
-    # The working tree's side starts at once: it runs while git writes the revision's files.
+    # The working tree's side starts at once: it runs while the revision's files are written.
     current = asyncio.ensure_future(ws.diagnostics(files, timeout=timeout))
     try:
-        # The files written by one process per core (git 2.32 and later; older ones ignore
-        # the setting): a third less time for networkx's 880 files on two cores.
-        await asyncio.to_thread(
-            partial(_git, config=["checkout.workers=0"]),
-            *(top, "worktree", "add", "--detach", "--quiet", str(tree), commit),
+        tree.mkdir()
+        writing = asyncio.ensure_future(
+            asyncio.to_thread(write_revision, top, commit, tree, guarded, stop)
         )
+        try:
+            written = await asyncio.shield(writing)
+        except asyncio.CancelledError:
+            # The writing stops at its next file, and is waited for: nothing is written
+            # into the folder once it is being removed.
+            stop.set()
+            await _surely(asyncio.wait({writing}))
+            if not writing.cancelled():
+                writing.exception()  # told to stop, it may have raised: seen
+            raise
         twin_root = tree / below
         _link_ignored(top, tree)
         if below != Path(".") and twin_root.is_dir():
@@ -217,32 +151,36 @@ async def new_since(
             after = await current
             return DiagnosticsReport(after.items, after.files, after.complete, after.reason)
         twin_files = _files_at_revision(ws, twin_root, files, added, renamed_back)
+        side = _revision_side(ws, twin_root, twin_files, written, timeout)
         # Both sides at once: each waits mostly on its own servers.
-        after, before = await _both(current, _revision_side(ws, twin_root, twin_files, timeout))
+        after, before = await _both(current, side)
         return _compare(ws, twin_root, before, after, changed, renamed_back)
     finally:
-        await _surely(_end(current, top, folder, tree))
+        stop.set()
+        await _surely(_end(current, folder))
 
 
-async def _end(
-    current: asyncio.Future[DiagnosticsReport], top: Path, folder: Path, tree: Path
-) -> None:
-    """Cancel the working tree's side if it still runs, wait for it, remove the worktree."""
+async def _end(current: asyncio.Future[DiagnosticsReport], folder: Path) -> None:
+    """Cancel the working tree's side if it still runs, wait for it, remove the folder of
+    the revision's files."""
     current.cancel()
     await asyncio.gather(current, return_exceptions=True)
-    await asyncio.to_thread(_remove, top, folder, tree)
+    await asyncio.to_thread(shutil.rmtree, folder, ignore_errors=True)
 
 
-def _old_texts(top: Path, commit: str, paths: Sequence[Path]) -> dict[Path, str] | None:
-    """The texts ``paths`` have at ``commit`` (UTF-8); ``None`` when one cannot be had."""
-    found: dict[Path, str] = {}
-    for path in paths:
-        try:
-            data = _git_bytes(top, "show", f"{commit}:{path.relative_to(top).as_posix()}")
-            found[path] = data.decode("utf-8")
-        except ValueError:  # not at the revision, or not UTF-8 text
-            return None
-    return found
+def _old_texts(
+    top: Path, commit: str, paths: Sequence[Path], guarded: list[Path]
+) -> dict[Path, str] | None:
+    """The texts ``paths`` have at ``commit`` (UTF-8, as committed); ``None`` when one
+    cannot be had."""
+    names = {path.relative_to(top).as_posix(): path for path in paths}
+    try:
+        found = texts_at(top, commit, list(names), guarded)
+        if len(found) != len(names):
+            return None  # not at the revision
+        return {names[name]: data.decode("utf-8") for name, data in found.items()}
+    except (git.GitError, UnicodeDecodeError):
+        return None
 
 
 def _files_at_revision(
@@ -268,10 +206,15 @@ def _files_at_revision(
 
 
 async def _revision_side(
-    ws: Workspace, twin_root: Path, twin_files: list[Path] | None, timeout: float
+    ws: Workspace,
+    twin_root: Path,
+    twin_files: list[Path] | None,
+    written: list[Path],
+    timeout: float,
 ) -> DiagnosticsReport:
-    """The diagnostics of the revision's worktree, with the working tree's servers,
-    configuration and trust."""
+    """The diagnostics of the revision's folder, with the working tree's servers,
+    configuration and trust; without ``twin_files``, of the revision's files in its root
+    (``written``) that a server takes, as ``git ls-files`` would list them there."""
     if twin_files == []:
         return DiagnosticsReport([], {}, True)
     # The same class as ``ws`` (no import of it here: it imports this module).
@@ -287,6 +230,11 @@ async def _revision_side(
         config_root=ws.config_root,
     )
     async with twin:
+        if twin_files is None:
+            files = [path for path in written if path.is_file()]  # as git ls-files
+            twin_files = listed_files(twin_root, files, twin.takes)
+            if not twin_files:
+                return DiagnosticsReport([], {}, True)
         return await twin.diagnostics(twin_files, timeout=timeout)
 
 
@@ -309,9 +257,10 @@ async def _both(
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def _surely(work: Awaitable[None]) -> None:
-    """Wait for ``work`` to the end even when cancelled meanwhile (the worktree must go);
-    a cancellation received is raised again afterwards."""
+async def _surely(work: Awaitable[T]) -> T:
+    """Wait for ``work`` to the end even when cancelled meanwhile (the revision's files must
+    go, and a thread writing them must be done first); a cancellation received is raised
+    again afterwards."""
     future = asyncio.ensure_future(work)
     cancelled = False
     while not future.done():
@@ -319,9 +268,10 @@ async def _surely(work: Awaitable[None]) -> None:
             await asyncio.shield(future)
         except asyncio.CancelledError:
             cancelled = True
-    future.result()
+    result = future.result()
     if cancelled:
         raise asyncio.CancelledError
+    return result
 
 
 def _compare(

@@ -1,10 +1,10 @@
 """``new_since`` on warm servers: when a working tree differs from the revision only in the
 text of files the servers already take, the revision's side is those files' old texts given
-to the same servers as unsaved changes, then taken back; no worktree, no second start.
+to the same servers as unsaved changes, then taken back; no copy, no second start.
 
-The daemon keeps servers warm between commands, and a checkout plus a cold start of every
+The daemon keeps servers warm between commands, and a copy plus a cold start of every
 server would cost many times the warm check itself. Anything else (a file added, deleted or
-renamed, a configuration file changed, a file outside the root) goes through the worktree,
+renamed, a configuration file changed, a file outside the root) goes through the copy,
 where the servers see the revision's disk exactly.
 """
 

@@ -715,8 +715,9 @@ class Workspace:
     ) -> DiagnosticsReport:
         """The findings of the working tree (of ``paths``, default every file of the root)
         that are not at git revision ``rev``, by the rule of ``changes.md``; ``resolved``
-        holds those of ``rev`` that are gone. ``rev`` is checked in a temporary git worktree,
-        removed afterwards (also when the call is cancelled).
+        holds those of ``rev`` that are gone. ``rev`` is checked in a temporary folder of its
+        committed files (no git checkout), removed afterwards (also when the call is
+        cancelled).
 
         Raises:
             ValueError: the root is not in a git repository, or ``rev`` is unknown.
