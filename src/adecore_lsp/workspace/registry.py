@@ -105,7 +105,7 @@ class ServerSpec:
     executables: list[str] = field(default_factory=list)
     version_command: list[str] = field(default_factory=list)
     """The argv that prints the server's version where its ``serverInfo`` has none
-    (``basedpyright --version``); its program is looked for beside the server's own first."""
+    (``basedpyright --version``); its program is looked for beside the server's own only."""
     notebooks: str | None = None
     """How the server takes Jupyter notebooks: ``"sync"`` (LSP notebook synchronisation),
     ``"joined"`` (one document of the code cells), or ``None``: notebooks of the languages

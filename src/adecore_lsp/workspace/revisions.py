@@ -217,10 +217,16 @@ async def _revision_side(
     (``written``) that a server takes, as ``git ls-files`` would list them there."""
     if twin_files == []:
         return DiagnosticsReport([], {}, True)
+    # The servers the caller made itself are passed as they are (started as given); the
+    # others by id, so that the twin judges their executables as ``ws`` does (a spec passed
+    # in would count as the caller's, inside an untrusted root too).
+    servers = None
+    if ws._pinned is not None:
+        servers = [spec if id(spec) in ws._given else spec.id for spec in ws._pinned]
     # The same class as ``ws`` (no import of it here: it imports this module).
     twin = type(ws)(
         twin_root,
-        servers=ws._pinned,
+        servers=servers,
         registry=ws._base_registry,
         timeout=ws.timeout,
         max_open_files=ws.max_open_files,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 
 from ..transports.process import kill_group_now
 from .registry import ServerSpec
@@ -21,11 +20,12 @@ VERSION_WAIT = 5.0
 async def version_of(spec: ServerSpec, executable: str) -> str | None:
     """The server's version as its executable says it: the first word that looks like a
     version in what the spec's ``version_command`` prints (its program taken from beside
-    ``executable`` first, then from ``PATH``), else in ``executable --version``."""
+    ``executable`` only: ``executable`` was chosen by the trust rule, and a ``PATH`` lookup
+    here could find a program inside an untrusted root), else in ``executable --version``."""
     if spec.version_command:
         program, *rest = spec.version_command
         beside = os.path.join(os.path.dirname(executable), program)
-        executable = beside if os.access(beside, os.X_OK) else (shutil.which(program) or "")
+        executable = beside if os.access(beside, os.X_OK) else ""
     else:
         rest = ["--version"]
     if not executable:

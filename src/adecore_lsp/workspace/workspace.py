@@ -154,7 +154,10 @@ class Workspace:
         self.recovered = recover(self.root)
         self.paths = Paths(self.root)
         # The configuration and the trust are those of ``config_root`` when given (the
-        # working tree's, for a checkout of another revision of it).
+        # working tree's, for a checkout of another revision of it), and so is the place
+        # executables are judged against: a PATH entry inside the working tree (an activated
+        # .venv) is inside for the checkout too, and the checkout's own folders (its linked
+        # .venv) are never looked in.
         self.config_root = self.root if config_root is None else Path(config_root).resolve()
         self.trusted = is_trusted(self.config_root, trust)
         base = registry if registry is not None else Registry.default()
@@ -213,7 +216,7 @@ class Workspace:
             found
             for spec in specs
             if id(spec) not in self._given
-            and (found := self.registry.inside_root(spec, self.root)) is not None
+            and (found := self.registry.inside_root(spec, self.config_root)) is not None
         ]
         items = [*ignored, *dict.fromkeys(programs)]
         if not items:
@@ -232,7 +235,7 @@ class Workspace:
         if known is not None and now - known[1] < WHICH_FOR:
             return known[0]
         trusted = self.trusted or id(spec) in self._given
-        found = self.registry.which(spec, self.root, trusted=trusted)
+        found = self.registry.which(spec, self.config_root, trusted=trusted)
         self._which[id(spec)] = (found, now)
         return found
 
@@ -310,7 +313,7 @@ class Workspace:
             return []
         first = candidates[0]
         if self._connect is None and self.which(first) is None:
-            inside = None if self.trusted else self.registry.inside_root(first, self.root)
+            inside = None if self.trusted else self.registry.inside_root(first, self.config_root)
             detail = f"it would check {path.name}"
             if inside is not None:
                 detail = f"only {inside} has it, inside a root that is not trusted; {ADVICE}"
@@ -338,7 +341,7 @@ class Workspace:
         for spec in specs:
             if self.which(spec) is None:
                 try:
-                    self.registry.require(spec, self.root, trusted=self.trusted)
+                    self.registry.require(spec, self.config_root, trusted=self.trusted)
                 except ServerNotFoundError as error:
                     return error
         return None
@@ -387,7 +390,7 @@ class Workspace:
                     spec.command[0]
                     if self._connect is not None
                     else self.registry.require(
-                        spec, self.root, trusted=self.trusted or id(spec) in self._given
+                        spec, self.config_root, trusted=self.trusted or id(spec) in self._given
                     )
                 )
                 handle = ServerHandle(
@@ -655,7 +658,7 @@ class Workspace:
         if not files:
             for path in root_files(self.root, self._would_take, under):
                 for spec in self._pinned or self.registry.for_path(
-                    str(path), self.root, trusted=self.trusted
+                    str(path), self.config_root, trusted=self.trusted
                 ):
                     if spec.language_id(str(path)) is not None:
                         raise ServerNotFoundError(
@@ -666,7 +669,7 @@ class Workspace:
     def _would_take(self, path: Path) -> bool:
         if self._pinned is not None:
             return any(spec.language_id(str(path)) is not None for spec in self._pinned)
-        return bool(self.registry.for_path(str(path), self.root, trusted=self.trusted))
+        return bool(self.registry.for_path(str(path), self.config_root, trusted=self.trusted))
 
     # -- readiness -----------------------------------------------------------------------
 
