@@ -6,11 +6,13 @@ is the report on the notebook as it is now."""
 from __future__ import annotations
 
 import json
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from adecore_lsp import Workspace
+from adecore_lsp import Registry, Workspace
 from adecore_lsp.errors import LspError
 from adecore_lsp.workspace.model import FileEdit, FileStatus
 from tests.integration.conftest import find_server
@@ -129,6 +131,29 @@ async def test_a_cells_report_after_another_cell_changed_is_the_current_one(
         last = await ws.diagnostics(["nb.ipynb"])
     assert last.complete
     assert found(last) == []
+
+
+async def test_a_silent_cell_is_pulled_at_the_notebooks_version(tmp_path: Path) -> None:
+    """A cell whose pushes do not come (a proxy drops them) is pulled after the settle
+    window; the answer counts for the notebook's version that ruff's reports name."""
+    ruff = find_server("ruff")
+    proxy = Path(__file__).with_name("drop_cell_pushes.py")
+    dropping = replace(
+        Registry.default().get("ruff"),
+        id="ruff-silent-on-cell-2",
+        command=[sys.executable, str(proxy), "#cell2", ruff, "server"],
+    )
+    root = write(
+        tmp_path / "p",
+        {"ruff.toml": LINT, "nb.ipynb": notebook(("code", "x = 1\n"), ("code", "print(x)\n"))},
+    )
+    async with Workspace(root, servers=[dropping], timeout=20) as ws:
+        assert found(await ws.diagnostics(["nb.ipynb"])) == []
+        changed = notebook(("code", "y = 1\n"), ("code", "print(x)\n"))
+        (root / "nb.ipynb").write_text(changed, encoding="utf-8")
+        after = await ws.diagnostics(["nb.ipynb"])
+    assert after.complete, after
+    assert found(after) == [("nb.ipynb", 2, 1, 7, "F821")]
 
 
 async def test_a_write_that_would_not_be_a_notebook_is_refused_naming_it(project: Path) -> None:
