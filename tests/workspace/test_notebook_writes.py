@@ -14,6 +14,7 @@ import pytest
 
 from adecore_lsp import Registry, Workspace
 from adecore_lsp.errors import LspError
+from adecore_lsp.workspace.editing import make_plan
 from adecore_lsp.workspace.model import FileEdit, FileStatus
 from tests.integration.conftest import find_server
 from tests.workspace.conftest import write
@@ -168,3 +169,22 @@ async def test_a_write_that_would_not_be_a_notebook_is_refused_naming_it(project
             await ws.apply(plan)
     assert (project / "nb.ipynb").read_bytes() == before
     assert (project / "good.py").read_text(encoding="utf-8") == "import sys\nx  =  1\n"
+
+
+async def test_one_file_edited_in_two_position_encodings_is_refused(tmp_path: Path) -> None:
+    """Edits of one file from servers of two encodings cannot be put together: the plan
+    fails naming the file, rather than keeping one server's edits and dropping the
+    other's."""
+    root = write(tmp_path / "p", {"a.py": "a = 1\nb = 2\n"})
+    uri = (root / "a.py").as_uri()
+
+    def edit(line: int, new: str) -> dict[str, object]:
+        span = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}}
+        return {"changes": {uri: [{"range": span, "newText": new}]}}
+
+    async with Workspace(root) as ws:
+        together = make_plan(ws, [(edit(0, "e"), "utf-8"), (edit(1, "c"), "utf-8")])
+        assert together.files["a.py"].new_text == "e = 1\nc = 2\n"
+        assert together.diff.count("--- a/a.py") == 1
+        with pytest.raises(ValueError, match=r"a\.py is edited in two position encodings"):
+            make_plan(ws, [(edit(0, "e"), "utf-8"), (edit(1, "c"), "utf-16")])
