@@ -13,8 +13,8 @@ from pydantic import TypeAdapter
 from adecore_lsp import AmbiguousTargetError, Location, Workspace
 from adecore_lsp.cli.mcp_command import options_from, parse_http
 from adecore_lsp.mcp import render, shapes
-from adecore_lsp.mcp.edit_tools import Replacement, file_diff, replace_all, replace_lines
 from adecore_lsp.mcp.state import Options, ambiguous, check_target, inside, progress_text
+from adecore_lsp.mcp.text_edits import Replacement, file_diff, replace_all, replace_lines
 from adecore_lsp.workspace.model import FileStatus
 
 LIST_SHAPES = [

@@ -10,9 +10,6 @@ and, when written, what the change introduced and resolved by the one rule of
 from __future__ import annotations
 
 import asyncio
-import difflib
-import re
-from bisect import insort
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Annotated, TypeVar
@@ -21,15 +18,16 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
-from typing_extensions import TypedDict
 
 from ..errors import EditConflictError
-from ..protocol.documents.positions import LineIndex
+from ..protocol.documents.notebooks import InvalidNotebookError
 from ..workspace import changes
 from ..workspace.files import read_text
-from ..workspace.model import AppliedPlan, DiagnosticsDelta, EditPlan
+from ..workspace.model import AppliedPlan, DiagnosticsDelta, EditPlan, Symbol
+from ..workspace.notebooks import is_notebook
 from ..workspace.workspace import Workspace
 from . import render, shapes
+from .cell_edits import replace_in_cells, replace_symbol
 from .common import (
     MAX_CHARS,
     READ_ONLY,
@@ -45,25 +43,16 @@ from .common import (
 )
 from .shapes import EditShape, PlanShape
 from .state import State, call, check_target, inside
+from .text_edits import Offsets, Replacement, file_diff, replace_all, replace_lines
 
 # Internal to the library: nothing here is public API.
 __all__: list[str] = []
 
 T = TypeVar("T")
 
-Offsets = list[tuple[int, int, str]]
-"""Text edits of one file: ``(start, end, new text)``, code point offsets of the old text."""
-
 ANSWER_MARGIN = 1.0
 """Seconds a write keeps, at most, of the call's bound for answering after it: a write whose
 check afterwards runs out of time is answered as written, not as a call that timed out."""
-
-PLACES_SHOWN = 20
-"""An ``old`` text found several times names this many of its lines, then says how many more."""
-
-_GIT_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
-_NO_NEWLINE = "\n\\ No newline at end of file\n"
-
 
 # -- renames, formatting, fixes: plans -----------------------------------------------------------
 
@@ -217,26 +206,13 @@ def _plan(
 # -- edit: one file, by text or by symbol ---------------------------------------------------------
 
 
-class Replacement(TypedDict):
-    """One replacement of an edit: ``old``, found exactly once, becomes ``new``."""
-
-    old: Annotated[
-        str,
-        Field(
-            min_length=1,
-            description="Text of the file to replace, exactly as it is (whitespace and "
-            "indentation included), found exactly once; take enough lines around the change "
-            "to make it unique.",
-        ),
-    ]
-    new: Annotated[str, Field(description="The text that replaces `old`.")]
-
-
 EDITS = (
     "Replacements applied in order, all or none: each `old` must occur exactly once in the "
     "text as the replacements before it left it (an `old` found zero or several times is an "
-    "error naming the lines, and nothing is changed). Give either `edits` or `target` and "
-    "`new`."
+    "error naming the lines, and nothing is changed). In a notebook (.ipynb) each `old` is "
+    "text of a cell's source, found exactly once across its cells; only that cell's source "
+    "changes (outputs, metadata and the rest of the JSON stay). Give either `edits` or "
+    "`target` and `new`."
 )
 
 SYMBOL = "The symbol whose lines to replace (with `new`), in the file `path`. " + TARGET.replace(
@@ -250,8 +226,8 @@ NEITHER = (
 
 NEW = (
     "With `target`: the text that replaces the whole lines of the symbol, from its first "
-    "line to its last (decorators and comments outside its range stay); a final line break "
-    "is added if missing."
+    "line to its last (decorators and comments outside its range stay; in a notebook, lines "
+    "of the symbol's cell); a final line break is added if missing."
 )
 
 
@@ -276,7 +252,8 @@ async def edit(
     (a caller broken in another file is found once that file was looked at, e.g. with
     diagnostics). Written at once unless `write` is false (refused, nothing written, if the
     file changed on disk meanwhile). `complete: false` with `applied: true`: the file was
-    written, only the check after it did not finish."""
+    written, only the check after it did not finish. A notebook (.ipynb) is edited by the
+    text of its cells' sources, never its JSON; the diff shows the cells."""
     deadline = _deadline(ctx)
 
     async def work(ws: Workspace) -> CallToolResult:
@@ -288,12 +265,16 @@ async def edit(
             raise ValueError(NEITHER)
         full = ws.file(inside(ws, path))
         shown = ws.paths.relative(full)
+        notebook = is_notebook(full)
         await ws.sync_disk()
         if ws.takes(full):
-            await ws.open(full)
+            try:
+                await ws.open(full)
+            except InvalidNotebookError:
+                pass  # no notebook JSON: its text is edited as it is (cell_edits)
         if edits is not None:
             old_text = _text(ws, full)
-            new_text, offsets = replace_all(old_text, edits, shown)
+            new_text, offsets, diff = _replaced(old_text, edits, shown, notebook)
         elif target is not None and new is not None:
             symbol = await ws.resolve(check_target(ws, target))
             if symbol.location.path != shown:
@@ -303,7 +284,7 @@ async def edit(
                     "edited; nothing was changed"
                 )
             old_text = _text(ws, full)
-            new_text, offsets = replace_lines(old_text, symbol.range_lines, new)
+            new_text, offsets, diff = _symbol_replaced(old_text, symbol, new, shown, notebook)
         else:
             raise ValueError(NEITHER)
         if new_text == old_text:
@@ -314,7 +295,7 @@ async def edit(
             delta = await _written(ws, full, old_text, new_text, offsets, deadline)
         else:
             delta = await changes.preview(ws, full, new_text, edits=offsets)
-        return _edited(ws, shown, old_text, new_text, delta, write, max_chars)
+        return _edited(ws, shown, (old_text, new_text, diff), delta, write, max_chars)
 
     return await call(ctx, work)
 
@@ -341,6 +322,30 @@ async def _written(
         ) from error
 
 
+def _replaced(
+    text: str, pairs: Sequence[Replacement], shown: str, notebook: bool
+) -> tuple[str, Offsets | None, str]:
+    """The new text of ``edits``, the replacements as edits of ``text`` (``None`` when only
+    the two texts tell the change), and the diff; a notebook's ``old`` texts are its cells'."""
+    if notebook:
+        cells = replace_in_cells(text, pairs, shown)
+        return cells.new_text, None, cells.diff(shown)
+    new_text, offsets = replace_all(text, pairs, shown)
+    return new_text, offsets, file_diff(shown, text, new_text)
+
+
+def _symbol_replaced(
+    text: str, symbol: Symbol, new: str, shown: str, notebook: bool
+) -> tuple[str, Offsets | None, str]:
+    """The new text with ``symbol``'s whole lines replaced (in its cell, in a notebook), that
+    edit, and the diff."""
+    if notebook:
+        cells = replace_symbol(text, symbol, new, shown)
+        return cells.new_text, None, cells.diff(shown)
+    new_text, offsets = replace_lines(text, symbol.range_lines, new)
+    return new_text, offsets, file_diff(shown, text, new_text)
+
+
 def _text(ws: Workspace, full: Path) -> str:
     """The text of ``full`` the edit starts from: the open document's (the disk's, after
     ``sync_disk``), else the disk's."""
@@ -354,13 +359,13 @@ def _text(ws: Workspace, full: Path) -> str:
 def _edited(
     ws: Workspace,
     shown: str,
-    old_text: str,
-    new_text: str,
+    texts: tuple[str, str, str],
     delta: DiagnosticsDelta,
     written: bool,
     max_chars: int,
 ) -> CallToolResult:
-    diff, diff_lines = shapes.cut_diff(file_diff(shown, old_text, new_text))
+    old_text, new_text, whole_diff = texts
+    diff, diff_lines = shapes.cut_diff(whole_diff)
     current = line_of(ws)
     result: EditShape = {
         "diff": diff,
@@ -374,122 +379,6 @@ def _edited(
         "reason": delta.reason,
     }
     return answer(render.edit(result, diff_lines, ws.timeout), result, max_chars)
-
-
-def replace_all(text: str, pairs: Sequence[Replacement], shown: str) -> tuple[str, Offsets | None]:
-    """``text`` with each ``old`` replaced by its ``new``, in order, and the replacements as
-    edits of ``text`` (``None`` when one replaces text that an earlier one put in: then the
-    two texts alone tell the change).
-
-    Raises:
-        ToolError: an ``old`` found zero or several times, saying how many and where.
-    """
-    current = text
-    done: Offsets = []  # in offsets of ``text``, by start
-    exact = True
-    for number, pair in enumerate(pairs):
-        old, new = pair["old"], pair["new"]
-        places = occurrences(current, old)
-        if len(places) != 1:
-            raise ToolError(_miss(current, old, places, number, shown))
-        at = places[0]
-        current = current[:at] + new + current[at + len(old) :]
-        if exact:
-            span = _original_span(done, at, at + len(old))
-            if span is None:
-                exact = False
-            else:
-                insort(done, (span[0], span[1], new))
-    if exact and _applied(text, done) != current:
-        exact = False
-    return current, done if exact else None
-
-
-def occurrences(text: str, old: str) -> list[int]:
-    """Where ``old`` starts in ``text``, overlapping occurrences too."""
-    found: list[int] = []
-    at = text.find(old)
-    while at >= 0:
-        found.append(at)
-        at = text.find(old, at + 1)
-    return found
-
-
-def _original_span(done: Offsets, start: int, end: int) -> tuple[int, int] | None:
-    """The span ``start``-``end`` of the text after the edits ``done`` as a span of the text
-    before them; ``None`` when it meets text that one of them put in."""
-    shift = 0
-    for old_start, old_end, replacement in done:
-        now_start = old_start + shift
-        now_end = now_start + len(replacement)
-        if end < now_start:
-            break
-        if start > now_end:
-            shift += len(replacement) - (old_end - old_start)
-            continue
-        return None
-    return start - shift, end - shift
-
-
-def _applied(text: str, edits: Offsets) -> str:
-    pieces: list[str] = []
-    at = 0
-    for start, end, replacement in edits:
-        pieces += [text[at:start], replacement]
-        at = end
-    pieces.append(text[at:])
-    return "".join(pieces)
-
-
-def _miss(text: str, old: str, places: list[int], number: int, shown: str) -> str:
-    first = old.strip().splitlines()[0] if old.strip() else old
-    quoted = repr(shapes.clip(first, 80))
-    if "\n" in old.strip():
-        quoted += " (and the lines after it)"
-    which = f"edits[{number}]: the old text {quoted}"
-    state = " (as the edits before it left it)" if number else ""
-    if not places:
-        return (
-            f"{which} does not occur in {shown}{state}; nothing was changed. Copy it exactly "
-            "from the file, whitespace and indentation included."
-        )
-    index = LineIndex(text, "utf-32")
-    lines = [str(index.line_of(at) + 1) for at in places[:PLACES_SHOWN]]
-    more = len(places) - PLACES_SHOWN
-    where = ", ".join(lines) + (f" and {more:,} more" if more > 0 else "")
-    return (
-        f"{which} occurs {len(places):,} times in {shown}{state} (at lines {where}); nothing "
-        "was changed. Give more of the text around it, so that it occurs exactly once."
-    )
-
-
-def replace_lines(text: str, lines: tuple[int, int], new: str) -> tuple[str, Offsets]:
-    """``text`` with its whole lines ``lines`` (first and last, 1-based) replaced by ``new``,
-    a final line break added to it if missing (the file's kind of break); and that edit."""
-    index = LineIndex(text, "utf-32")
-    first, last = lines
-    start = index.line_start(first - 1)
-    end = index.line_start(last) if last < index.line_count else len(text)
-    if new and not new.endswith(("\n", "\r")):
-        ending = text[index.line_end(last - 1) : end]
-        new += ending or ("\r\n" if "\r\n" in text else "\n")
-    return text[:start] + new + text[end:], [(start, end, new)]
-
-
-def file_diff(shown: str, old: str, new: str) -> str:
-    """The unified diff of one file's change, as the plans' diffs are (``a/`` and ``b/``
-    paths, lines split as git does)."""
-    if old == new:
-        return ""
-    pieces = [f"diff --git a/{shown} b/{shown}\n"]
-    lines = difflib.unified_diff(
-        _GIT_LINE.findall(old), _GIT_LINE.findall(new), f"a/{shown}", f"b/{shown}"
-    )
-    for line in lines:
-        pieces.append(line)
-        if not line.endswith("\n"):  # only a last line lacks its ending: headers have one
-            pieces.append(_NO_NEWLINE)
-    return "".join(pieces)
 
 
 # -- the call's time ------------------------------------------------------------------------------
