@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -280,6 +281,12 @@ def test_a_side_that_did_not_finish_exits_3(repo: Path) -> None:
     assert ran.status == 3, ran
     no_traceback(ran)
     assert "incomplete" in ran.err
+    # stdout alone does not read as "nothing new": its summary says the run was not whole.
+    summary = ran.out.splitlines()[-1]
+    assert re.match(
+        r"\d+ new errors?, \d+ new warnings? \(\d+ resolved\) since HEAD; incomplete: ", summary
+    )
+    assert "not final (timeout)" in summary
     assert worktrees(repo) == 1
 
 

@@ -24,12 +24,21 @@ from .output import Output
 __all__: list[str] = []
 
 
-def summary(errors: int, warnings: int, resolved: int, rev: str) -> str:
-    """``N new errors, N new warnings (M resolved) since REV``."""
-    return (
+def summary(errors: int, warnings: int, resolved: int, rev: str, report: DiagnosticsReport) -> str:
+    """``N new errors, N new warnings (M resolved) since REV``, then ``; incomplete: ...``
+    when either side did not finish, so that stdout alone never reads as nothing new."""
+    line = (
         f"{errors} new error{'s' * (errors != 1)}, "
-        f"{warnings} new warning{'s' * (warnings != 1)} ({resolved} resolved) since {rev}\n"
+        f"{warnings} new warning{'s' * (warnings != 1)} ({resolved} resolved) since {rev}"
     )
+    unfinished = [status for status in report.files.values() if not status.complete]
+    if unfinished:
+        why = reasons_in_words(sorted(str(status.reason) for status in unfinished))
+        line += f"; incomplete: {len(unfinished)} of {len(report.files)} files not final ({why})"
+    elif not report.complete:
+        why = reasons_in_words([report.reason or "timeout"])
+        line += f"; incomplete: the diagnostics at {rev} are not final ({why})"
+    return line + "\n"
 
 
 def _files(args: argparse.Namespace, ws: Workspace) -> list[Path] | None:
@@ -53,7 +62,9 @@ async def check_new_since(args: argparse.Namespace, output: Output, ws: Workspac
     visible = shown.diagnostics(items)
     if args.format == "text":
         errors, warnings = counted(items)
-        output.result(reports.text_lines(visible) + summary(errors, warnings, len(resolved), rev))
+        output.result(
+            reports.text_lines(visible) + summary(errors, warnings, len(resolved), rev, report)
+        )
     elif args.format == "json":
         output.result(
             reports.as_json(
