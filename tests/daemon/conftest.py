@@ -45,6 +45,24 @@ def alive(pid: int) -> bool:
     return state not in (b"Z", b"X")
 
 
+def watcher_of(daemon: int) -> int | None:
+    """The pid of the watcher that daemon ``daemon`` started (while the daemon lives)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as file:
+                command = file.read()
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                fields = file.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        ours = b"adecore_lsp.daemon.watcher" in command and int(fields[1]) == daemon
+        if ours and fields[0] not in (b"Z", b"X"):
+            return int(entry)
+    return None
+
+
 def wait_until(condition: Any, timeout: float, what: str) -> None:
     """Poll ``condition()`` until true; fail the test after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
@@ -86,6 +104,9 @@ class Daemon:
             self.seen_pids.update(s["pid"] for s in workspace["servers"] if s["pid"])
         if status["pid"]:
             self.seen_pids.add(status["pid"])
+            watcher = watcher_of(status["pid"])
+            if watcher is not None:
+                self.seen_pids.add(watcher)  # it ends with the daemon too
         return status
 
     def server_pids(self) -> list[int]:

@@ -24,6 +24,7 @@ from tests.daemon.conftest import (
     end,
     start_foreground,
     wait_until,
+    watcher_of,
 )
 
 pytestmark = pytest.mark.real_server
@@ -281,9 +282,11 @@ def test_ctrl_c_in_a_client_cancels_the_command_and_the_daemon_lives(
     assert ok.status == 0
 
 
-def test_a_daemon_killed_outright_leaves_nothing_running(
+def test_a_daemon_killed_with_its_watcher_leaves_nothing_running(
     daemon_folder: Path, tmp_path: Path
 ) -> None:
+    """The last resort: with the watcher killed too, the next command ends the servers the
+    dead daemon recorded in servers.json."""
     project = write(tmp_path / "p", {"a.txt": "hello\n"})
     daemon = start_foreground(daemon_folder)
     ran = daemon.run("--command", STUBBORN, "check", "a.txt", "--timeout", "1", cwd=project)
@@ -291,9 +294,15 @@ def test_a_daemon_killed_outright_leaves_nothing_running(
     [server] = daemon.server_pids()
     wait_until(lambda: (daemon_folder / "servers.json").exists(), 10, "servers.json")
     assert daemon.process is not None
+    watcher = watcher_of(daemon.process.pid)
+    assert watcher is not None
+    # Stopped first, so that it cannot start another watcher in between.
+    daemon.process.send_signal(signal.SIGSTOP)
+    os.kill(watcher, signal.SIGKILL)
     daemon.process.kill()
     daemon.process.wait(timeout=10)
-    assert alive(server)  # it does not end with its input
+    time.sleep(1)
+    assert alive(server)  # it does not end with its input, and nobody ended it
     assert (daemon_folder / "daemon.sock").exists()  # stale
     # The next command finds the stale socket, ends the dead daemon's servers, runs here.
     own = run("--daemon", "off", "check", "--no-progress", cwd=ruff_project(tmp_path / "r"))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from adecore_lsp.cli.executor import WorkspaceRequest
-from adecore_lsp.daemon import client, commands, paths, pool, server, wire
+from adecore_lsp.daemon import client, commands, groups, paths, pool, server, watching, wire
 from adecore_lsp.workspace.registry import Registry
 
 
@@ -165,9 +165,9 @@ def test_a_dead_daemons_leftovers(tmp_path: Path) -> None:
         [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
     )
     try:
-        started = client.start_time(leader.pid)
+        started = groups.start_time(leader.pid)
         assert started is not None
-        other_start = client.start_time(other.pid)
+        other_start = groups.start_time(other.pid)
         assert other_start is not None
         (tmp_path / "servers.json").write_text(
             json.dumps(
@@ -190,7 +190,7 @@ def test_a_dead_daemons_leftovers(tmp_path: Path) -> None:
         for process in (leader, other):
             process.kill()
             process.wait()
-    assert client.start_time(2**22 + 12345) is None
+    assert groups.start_time(2**22 + 12345) is None
     (tmp_path / "servers.json").write_text("not json")
     client.clean_up_after_a_dead_daemon(str(tmp_path))  # nothing to read: nothing done
 
@@ -230,3 +230,26 @@ def test_which_commands_go_to_the_daemon_before_parsing(
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert modes.route(argv) == expected
+
+
+def test_the_watcher_is_a_small_program() -> None:
+    """The watcher's program imports no more of the package than itself and its helpers,
+    and none of the standard library's heavy modules: it starts quickly and stays small."""
+    program = watching.PROGRAM.replace("sys.exit(main())", "print(sorted(sys.modules))")
+    ran = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", program, watching.PACKAGE_PARENT],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    )
+    modules = set(json.loads(ran.stdout.replace("'", '"')))
+    ours = {name for name in modules if name.startswith("adecore_lsp")}
+    assert ours == {
+        "adecore_lsp",
+        "adecore_lsp._version",
+        "adecore_lsp.daemon",
+        "adecore_lsp.daemon.groups",
+        "adecore_lsp.daemon.watcher",
+    }
+    assert not {"asyncio", "subprocess", "pathlib", "typing", "threading"} & modules

@@ -9,7 +9,7 @@ runtime folder cannot be used, said on stderr).
 A daemon that died (killed, crashed, out of memory) leaves its socket behind: connecting is
 refused, so the socket is removed and the process groups it recorded in ``servers.json``
 that still run (the same start time) are killed, and the command goes on as if no daemon
-ran.
+ran. (Its watcher has ended them already, unless it was killed with the daemon.)
 """
 
 from __future__ import annotations
@@ -98,6 +98,8 @@ def connect(folder: str) -> Connection | None:
 def clean_up_after_a_dead_daemon(folder: str) -> None:
     """Remove a dead daemon's socket and kill the process groups of its servers that still
     run (a group is killed only if its leader has the start time recorded)."""
+    from .groups import Group, end_groups  # only after a daemon died
+
     with contextlib.suppress(OSError):
         os.unlink(os.path.join(folder, SOCKET))
     try:
@@ -105,26 +107,15 @@ def clean_up_after_a_dead_daemon(folder: str) -> None:
             recorded = json.load(file)
     except (OSError, ValueError):
         return
+    groups: list[Group] = []
     for entry in recorded.get("groups", []) if isinstance(recorded, dict) else []:
         try:
-            group, started = int(entry["pgid"]), int(entry["start"])
+            groups.append((int(entry["pgid"]), int(entry["start"])))
         except (KeyError, TypeError, ValueError):
             continue
-        if start_time(group) == started:
-            with contextlib.suppress(OSError):
-                os.killpg(group, signal.SIGKILL)
+    end_groups(groups, grace=0)  # SIGKILL at once: the command waits for nothing
     with contextlib.suppress(OSError):
         os.unlink(os.path.join(folder, SERVERS))
-
-
-def start_time(pid: int) -> int | None:
-    """The start time of process ``pid`` (clock ticks since boot, Linux), or ``None``."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            fields = file.read().rsplit(b")", 1)[1].split()
-        return int(fields[19])
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def start_daemon(folder: str, options: Sequence[str] = ()) -> str | None:

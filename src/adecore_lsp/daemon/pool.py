@@ -11,7 +11,6 @@ lock per root, so two writes never interleave.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -25,8 +24,6 @@ from ..environment import environ
 from ..workspace.executables import scripts_folder
 from ..workspace.trust import config_digest, is_trusted
 from ..workspace.workspace import Workspace
-from .client import start_time
-from .paths import SERVERS
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -124,7 +121,6 @@ class Pool:
         self._writes: dict[Path, asyncio.Lock] = {}
         self._making = asyncio.Lock()
         self._checking: asyncio.Task[None] | None = None
-        self._recorded: list[dict[str, int]] | None = None
         self.empty_since = time.monotonic()
 
     @asynccontextmanager
@@ -172,8 +168,7 @@ class Pool:
 
     async def check(self) -> None:
         """Shut down the workspaces idle too long, then the least recently used while the
-        servers use more memory than the budget (never one running a command); record the
-        servers' process groups."""
+        servers use more memory than the budget (never one running a command)."""
         now = time.monotonic()
         for entry in list(self._entries.values()):
             if entry.busy == 0 and now - entry.last_used >= self.idle_timeout:
@@ -187,7 +182,6 @@ class Pool:
             self.empty_since = now
         elif self._entries:
             self.empty_since = 0.0
-        self.record_groups()
 
     async def _drop(self, entry: Entry) -> None:
         self._entries.pop(entry.key, None)
@@ -228,27 +222,6 @@ class Pool:
             )
         return found
 
-    def record_groups(self) -> None:
-        """Write the servers' process groups and start times to ``servers.json``, for the
-        command that finds this daemon's socket after it was killed outright."""
-        groups = []
-        for entry in self._entries.values():
-            for status in entry.workspace.running:
-                if status.pid is not None and status.state == "running":
-                    started = start_time(status.pid)
-                    if started is not None:
-                        groups.append({"pgid": status.pid, "start": started})
-        if groups == self._recorded:
-            return
-        self._recorded = groups
-        path = self.folder / SERVERS
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
-        try:
-            temporary.write_text(json.dumps({"groups": groups}), encoding="utf-8")
-            os.replace(temporary, path)
-        except OSError:
-            pass
-
     async def aclose(self) -> None:
         """Shut every workspace's servers down."""
         if self._checking is not None:
@@ -257,4 +230,3 @@ class Pool:
         await asyncio.gather(
             *(entry.workspace.aclose() for entry in entries), return_exceptions=True
         )
-        self.record_groups()

@@ -5,7 +5,8 @@ refused) asking one thing: a command, the status, or a stop. A command runs with
 caller's folder, arguments and whole environment through the same executor as in the
 caller's own process, its stdout and stderr streamed back as they are written; a cancel
 from the caller (Ctrl-C) cancels it, and the daemon lives on. SIGTERM, SIGINT, ``stop``
-and a long enough idle shut every server down and remove the socket.
+and a long enough idle shut every server down and remove the socket. Should the daemon be
+killed outright, its watcher (:mod:`.watcher`, :mod:`.watching`) ends the servers.
 """
 
 from __future__ import annotations
@@ -27,8 +28,11 @@ from ..cli.executor import Invocation, execute
 from ..cli.modes import parsed_mode
 from ..cli.parser import parse
 from ..cli.status import INTERRUPTED
+from ..transports.process import ServerProcess
+from ..workspace.servers import STARTED, live_groups
 from .paths import SERVERS, SOCKET, hold_lock
 from .pool import Pool
+from .watching import Watcher
 from .wire import MAX_LINE, VERSION, decode, encode
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -85,6 +89,7 @@ class Daemon:
     def __init__(self, folder: Path, idle_timeout: float, memory_budget: int) -> None:
         self.folder = folder
         self.pool = Pool(folder, idle_timeout, memory_budget)
+        self.watcher = Watcher(folder)
         self.idle_timeout = idle_timeout
         self.memory_budget = memory_budget
         self.started = time.monotonic()
@@ -117,6 +122,8 @@ class Daemon:
         finally:
             os.umask(old)
         os.chmod(path, 0o600)
+        self.watcher.start()
+        STARTED.append(self._server_started)
         for number in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(number, self._stopped.set)
         checker = asyncio.ensure_future(self._check())
@@ -131,6 +138,10 @@ class Daemon:
                 task.cancel()
             await asyncio.gather(checker, *self._commands, return_exceptions=True)
             await self.pool.aclose()
+            STARTED.remove(self._server_started)
+            # Whatever did not end with its workspace, the watcher ends before it exits.
+            self.watcher.record(live_groups())
+            await self.watcher.aclose()
             self._ended.set()
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
@@ -140,11 +151,18 @@ class Daemon:
                 loop.remove_signal_handler(number)
         return 0
 
+    def _server_started(self, _process: ServerProcess) -> None:
+        """Record a new server's process group at once, for the watcher."""
+        self.watcher.record(live_groups())
+
     async def _check(self) -> None:
-        """Idle workspaces, the memory budget, and the daemon's own idle end."""
+        """Idle workspaces, the memory budget, the servers' process groups and the watcher,
+        and the daemon's own idle end."""
         while True:
             await asyncio.sleep(CHECK_EVERY)
             await self.pool.check()
+            self.watcher.record(live_groups())
+            self.watcher.check()
             if not self._commands and self.pool.idle_for(time.monotonic()) >= self.idle_timeout:
                 self._stopped.set()
                 return

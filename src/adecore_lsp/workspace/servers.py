@@ -77,6 +77,18 @@ shutdown timeout and two seconds."""
 _LIVE: weakref.WeakSet[ServerProcess] = weakref.WeakSet()
 """Every server process a workspace started whose process group may not have ended yet."""
 
+STARTED: list[Callable[[ServerProcess], object]] = []
+"""Told of each server process a workspace starts, at once (the daemon records its group)."""
+
+
+def live_groups() -> list[int]:
+    """The process groups of the servers started in this program that may still run."""
+    return sorted(
+        group
+        for process in list(_LIVE)
+        if (group := process.process_group) is not None and not process.group_ended
+    )
+
 
 @atexit.register
 def _end_leftovers() -> None:
@@ -270,6 +282,8 @@ class ServerHandle:
                     [self.executable, *spec.command[1:]], cwd=self.root, env=env
                 )
                 _LIVE.add(spawned)
+                for told in STARTED:
+                    told(spawned)
                 process = spawned
         except (FileNotFoundError, PermissionError) as error:
             self.state = "stopped"
