@@ -9,7 +9,10 @@
   above), each answer made as basedpyright makes it: ``window/workDoneProgress/create``
   first (waiting for the client's answer), then ``$/progress`` begin and end, then the answer;
 - ``register_pulls``: register ``textDocument/diagnostic`` after ``initialized`` (the signal
-  of a server whose readiness is a registration), and answer each pull with an empty report.
+  of a server whose readiness is a registration), and answer each pull with an empty report;
+- ``watch``: register ``workspace/didChangeWatchedFiles`` for ``**/*.py`` after ``initialized``;
+- ``log``: a file to which each message received is appended, a line each: its method, and
+  the URI's last part for a pull, the changed files' for ``didChangeWatchedFiles``.
 
 ``shutdown`` is answered and ``exit`` ends it; any other request gets ``MethodNotFound``.
 """
@@ -41,6 +44,15 @@ def capabilities() -> dict[str, Any]:
     return found
 
 
+def about(method: str, params: Any) -> str:
+    """What a logged message is about: a pulled file's name, the files changed on disk."""
+    if method == "textDocument/diagnostic":
+        return str(params["textDocument"]["uri"]).rsplit("/", 1)[-1]
+    if method == "workspace/didChangeWatchedFiles":
+        return " ".join(str(change["uri"]).rsplit("/", 1)[-1] for change in params["changes"])
+    return ""
+
+
 def rooted(value: Any, root: str) -> Any:
     """``value`` with ``$ROOT`` in its strings replaced by the root's URI."""
     return json.loads(json.dumps(value).replace("$ROOT", root))
@@ -54,19 +66,44 @@ def main() -> int:
     def send(message: dict[str, Any]) -> None:
         write_message(stdout, {"jsonrpc": "2.0", **message})
 
+    later: list[dict[str, Any] | None] = []
+    """Messages read while waiting for an answer of the client, taken up after it."""
+
     def answer_of(request_id: Any) -> None:
         """Read until the client answers our request ``request_id``."""
         while True:
             message = read_message(stdin)
             if message is None or ("method" not in message and message.get("id") == request_id):
                 return
+            later.append(message)
 
     while True:
-        message = read_message(stdin)
+        message = later.pop(0) if later else read_message(stdin)
         if message is None or message.get("method") == "exit":
             return 0
         method = message.get("method")
         params = message.get("params") or {}
+        if CONFIG.get("log") and method is not None:
+            with open(CONFIG["log"], "a", encoding="utf-8") as file:
+                file.write(f"{method} {about(method, params)}".rstrip() + "\n")
+        if method == "initialized" and CONFIG.get("watch"):
+            watchers = {"watchers": [{"globPattern": "**/*.py"}]}
+            send(
+                {
+                    "id": "watch",
+                    "method": "client/registerCapability",
+                    "params": {
+                        "registrations": [
+                            {
+                                "id": "watch",
+                                "method": "workspace/didChangeWatchedFiles",
+                                "registerOptions": watchers,
+                            }
+                        ]
+                    },
+                }
+            )
+            answer_of("watch")
         if method == "initialized" and CONFIG.get("register_pulls"):
             options = {"interFileDependencies": True, "workspaceDiagnostics": False}
             registration = {

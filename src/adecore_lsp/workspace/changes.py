@@ -3,7 +3,9 @@
 Both take the diagnostics of the edited file and of every other open file before and after
 (``changes.md``: a break in a file the edit did not touch is found), the servers told that
 other files changed so that the files whose text is the same are asked again, and split
-them by the one rule (:mod:`.delta`). ``preview_edit`` writes nothing: the servers get the
+them by the one rule (:mod:`.delta`). The side before takes the answers already final for
+the files' current texts as they are (a check just before has them), asking only for the
+others. ``preview_edit`` writes nothing: the servers get the
 new text as an unsaved change and the text the workspace had before afterwards, also when
 the call is cancelled or times out.
 """
@@ -67,7 +69,7 @@ async def edit(
     when it no longer holds ``expected``, the text ``new_text`` was made from)."""
     full = ws.file(path)
     files = covered(ws, [full])
-    before = await checking.diagnostics(ws, files, ws.timeout)
+    before = await checking.diagnostics(ws, files, ws.timeout, reuse=True)
     uri = ws.paths.uri(full)
     old_text = ws._open[uri].text if uri in ws._open else None
     if old_text is None:
@@ -98,7 +100,7 @@ async def preview(
     """``Workspace.preview_edit``: the delta ``new_text`` would cause, nothing written."""
     full = ws.file(path)
     files = covered(ws, [full])
-    before = await checking.diagnostics(ws, files, ws.timeout)
+    before = await checking.diagnostics(ws, files, ws.timeout, reuse=True)
     uri = ws.paths.uri(full)
     known = ws._open.get(uri)
     if known is None:

@@ -90,7 +90,11 @@ async def wait_ready(handle: ServerHandle, began: float, timeout: float) -> Read
 
 
 async def diagnostics(
-    ws: Workspace, paths: Sequence[str | os.PathLike[str]] | None, timeout: float
+    ws: Workspace,
+    paths: Sequence[str | os.PathLike[str]] | None,
+    timeout: float,
+    *,
+    reuse: bool = False,
 ) -> DiagnosticsReport:
     """``Workspace.diagnostics``: ``paths`` may name files and folders (a folder stands for
     its files); a file that is not UTF-8 is not checked (``not_utf8``), the others are."""
@@ -101,12 +105,17 @@ async def diagnostics(
             paths = [paths]
         # One file named twice (``app.py`` and ``./app.py``) is checked once.
         files = ws.files_of(paths)
-    return await files_diagnostics(ws, files, timeout)
+    return await files_diagnostics(ws, files, timeout, reuse=reuse)
 
 
-async def files_diagnostics(ws: Workspace, files: list[Path], timeout: float) -> DiagnosticsReport:
+async def files_diagnostics(
+    ws: Workspace, files: list[Path], timeout: float, *, reuse: bool = False
+) -> DiagnosticsReport:
     """:func:`diagnostics` of files already found (absolute paths, each once, as
-    ``Workspace.files_of`` and ``root_files`` give them): the command line finds them once."""
+    ``Workspace.files_of`` and ``root_files`` give them): the command line finds them once.
+    With ``reuse``, a document whose diagnostics are final for its current text already (a
+    pull answered since its last change, no refresh since) is not pulled again: the side
+    "before" of an edit, taken just after the last check."""
     deadline = time.monotonic() + timeout
     await ws.sync_disk()
     items: list[Diagnostic] = []
@@ -114,7 +123,7 @@ async def files_diagnostics(ws: Workspace, files: list[Path], timeout: float) ->
     for start in range(0, len(files), max(1, ws.max_open_files)):
         batch = files[start : start + max(1, ws.max_open_files)]
         opened_here = [f for f in batch if ws.paths.uri(f) not in ws._open]
-        await _check(ws, batch, deadline, items, statuses)
+        await _check(ws, batch, deadline, items, statuses, reuse)
         if len(files) > ws.max_open_files:
             with HeldWrites() as held:
                 held.add(ws._handles.values())
@@ -142,6 +151,7 @@ async def _check(
     deadline: float,
     items: list[Diagnostic],
     statuses: dict[str, FileStatus],
+    reuse: bool = False,
 ) -> None:
     """Open ``files``, wait for their final diagnostics, and add them to ``items``. A file
     that is not UTF-8 text is reported as not checked (``not_utf8``); the others are."""
@@ -150,7 +160,7 @@ async def _check(
     with HeldWrites() as held:
         for path in files:
             held.add(await _open(ws, path, wanted, statuses))
-        final = await _final(ws, wanted, deadline)
+        final = await _final(ws, wanted, deadline, reuse)
     for handle, uri, path, status in final:
         shown = ws.paths.relative(path)
         session = handle.live
@@ -182,13 +192,24 @@ async def _check(
 
 
 async def _final(
-    ws: Workspace, wanted: list[tuple[ServerHandle, str, Path]], deadline: float
+    ws: Workspace,
+    wanted: list[tuple[ServerHandle, str, Path]],
+    deadline: float,
+    reuse: bool = False,
 ) -> list[tuple[ServerHandle, str, Path, FinalityStatus]]:
-    """Pull what the servers answer pulls for, and wait until the diagnostics of every
-    wanted document are final (or the deadline): each with its status at that moment."""
+    """Pull what the servers answer pulls for (with ``reuse``, not what is final already),
+    and wait until the diagnostics of every wanted document are final (or the deadline):
+    each with its status at that moment."""
     pulled = {
         handle: [u for h, u, _ in wanted if h is handle and notebooks.pulled_by_workspace(h, u)]
         for handle in {h for h, _, _ in wanted}
+    }
+    now = time.monotonic()
+    known = {
+        (handle, uri)
+        for handle, uris in pulled.items()
+        for uri in uris
+        if reuse and handle.finality.status(uri, now).final
     }
     # Only the documents the server answers pulls for now: one whose server may register
     # pulls later (or never: jedi) is final by its pushes, and must not hold the wait.
@@ -197,12 +218,19 @@ async def _final(
         for handle, uris in pulled.items()
         if (session := handle.live) is not None
         for uri in uris
-        if session.supports("textDocument/diagnostic", uri)
+        if session.supports("textDocument/diagnostic", uri) and (handle, uri) not in known
     }
     first = _FirstRound(len(answering))
     pulls = [
         asyncio.ensure_future(
-            _pull_all(handle, uris, deadline, first, {u for h, u in answering if h is handle})
+            _pull_all(
+                handle,
+                uris,
+                deadline,
+                first,
+                {u for h, u in answering if h is handle},
+                [u for u in uris if (handle, u) not in known],
+            )
         )
         for handle, uris in pulled.items()
     ]
@@ -301,12 +329,13 @@ async def _pull_all(
     deadline: float,
     first: _FirstRound,
     counted: set[str],
+    unknown: list[str],
 ) -> None:
-    """Pull the documents of a server that answers pulls, a few at a time; every one pulled
-    again when the server asks for it (``workspace/diagnostic/refresh``) before the wait
-    ends (which cancels this)."""
+    """Pull the documents of a server that answers pulls, a few at a time (at first those
+    whose final diagnostics are ``unknown``); every one pulled again when the server asks
+    for it (``workspace/diagnostic/refresh``) before the wait ends (which cancels this)."""
     refreshes = handle.refreshes
-    await _pull_round(handle, uris, deadline, first, counted)
+    await _pull_round(handle, unknown, deadline, first, counted)
     while True:
         while handle.refreshes == refreshes:
             left = deadline - time.monotonic()

@@ -9,6 +9,7 @@ watches none is restarted when files came or went under its root.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -133,6 +134,7 @@ def announce(ws: Workspace, changes: Sequence[tuple[Path, int]]) -> list[ServerH
     if not changes:
         return told
     unique = list(dict.fromkeys(changes))
+    _stocked(ws, unique)
     events = [(ws.paths.uri(path), str(path), kind) for path, kind in unique]
     for handle in ws._handles.values():
         session = handle.live
@@ -143,3 +145,23 @@ def announce(ws: Workspace, changes: Sequence[tuple[Path, int]]) -> list[ServerH
             session.notify(WATCHED, {"changes": wanted})
             told.append(handle)
     return told
+
+
+def _stocked(ws: Workspace, changes: Sequence[tuple[Path, int]]) -> None:
+    """The tree's stock as the announced files now are: a file the workspace wrote and told
+    of itself is not told of again at the next look (a second ``didChangeWatchedFiles``
+    makes every server judge its other files afresh, basedpyright refresh its pulls). Only
+    files in the stock move (a file it leaves out, ignored or in ``.venv``, stays out)."""
+    tree = ws._tree
+    if tree is None:
+        return
+    for path, _kind in changes:
+        key = str(path)
+        if key not in tree:
+            continue
+        try:
+            status = os.stat(key)
+        except OSError:
+            del tree[key]
+            continue
+        tree[key] = (status.st_size, status.st_mtime_ns, status.st_ctime_ns)
