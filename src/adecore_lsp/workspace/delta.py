@@ -62,6 +62,23 @@ def finding(diagnostic: Diagnostic, path: str | None = None) -> Finding:
     )
 
 
+def _identity(item: Diagnostic, path: str) -> tuple[object, ...]:
+    """Every field of a finding that the rule reads, under ``path``."""
+    return (
+        path,
+        item.cell,
+        item.line,
+        item.column,
+        item.end_line,
+        item.end_column,
+        item.severity,
+        item.message,
+        item.source,
+        item.code,
+        item.server,
+    )
+
+
 def split(
     before: Sequence[Diagnostic],
     after: Sequence[Diagnostic],
@@ -73,14 +90,37 @@ def split(
     ``changes`` holds the files whose text changed (by their path after the change);
     ``renamed`` maps a path before to the path after for files renamed."""
     moved = renamed or {}
+    cells = _per_cell(changes)
+    # A finding of a file whose text did not change, the same in every field before and
+    # after, is the same finding: the rule would pair them first (the same message, at no
+    # distance). Paired here, the rule runs over the rest only: on a large tree most of a
+    # check's findings are in files the change did not touch (1,700 of basedpyright's on
+    # click took 13 ms through the rule, on every edit).
+    waiting: dict[tuple[object, ...], list[int]] = {}
+    for number in reversed(range(len(after))):
+        item = after[number]
+        if _cell_key(item.path, item.cell) not in cells:
+            waiting.setdefault(_identity(item, item.path), []).append(number)
+    paired: list[int] = []
+    rest_before: list[int] = []
+    for number, item in enumerate(before):
+        path = moved.get(item.path, item.path)
+        same = None if _cell_key(path, item.cell) in cells else waiting.get(_identity(item, path))
+        if same:
+            paired.append(same.pop())
+        else:
+            rest_before.append(number)
+    taken = set(paired)
+    rest_after = [number for number in range(len(after)) if number not in taken]
     result = split_findings(
-        [finding(item, moved.get(item.path)) for item in before],
-        [finding(item) for item in after],
-        _per_cell(changes),
+        [finding(before[number], moved.get(before[number].path)) for number in rest_before],
+        [finding(after[number]) for number in rest_after],
+        cells,
     )
-    introduced = [after[number] for number in result.introduced]
-    resolved = [before[number] for number in result.resolved]
-    unchanged = [after[number] for number in sorted(result.matched)]
+    introduced = [after[rest_after[number]] for number in result.introduced]
+    resolved = [before[rest_before[number]] for number in result.resolved]
+    matched = sorted([*paired, *(rest_after[number] for number in result.matched)])
+    unchanged = [after[number] for number in matched]
     return introduced, resolved, unchanged
 
 
