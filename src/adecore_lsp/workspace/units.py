@@ -22,7 +22,8 @@ __all__: list[str] = []
 _SEVERITIES: dict[int, Severity] = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
 CACHED = 50_000
-"""Spellings of paths whose absolute path and URI are remembered (a bound on memory)."""
+"""Spellings of paths whose absolute path, URI and display path are remembered (a bound on
+memory)."""
 
 
 class Paths:
@@ -34,6 +35,7 @@ class Paths:
         # finality, conversions): made once per spelling. Cleared when it grows past CACHED.
         self._absolute: dict[str | os.PathLike[str], Path] = {}
         self._uris: dict[str | os.PathLike[str], str] = {}
+        self._displays: dict[str, str] = {}
         text = os.fspath(root)
         self._inside = text if text.endswith(os.sep) else text + os.sep
 
@@ -66,11 +68,19 @@ class Paths:
             return str(path)
 
     def display(self, uri: str) -> str:
-        """The display path of a ``file:`` URI (the URI itself for another scheme)."""
+        """The display path of a ``file:`` URI (the URI itself for another scheme); made once
+        per URI (every diagnostic of a file asks it, thousands in an edit's check)."""
+        known = self._displays.get(uri)
+        if known is not None:
+            return known
         try:
-            return self.relative(uri_to_path(uri))
+            shown = self.relative(uri_to_path(uri))
         except ValueError:
-            return uri
+            shown = uri
+        if len(self._displays) >= CACHED:
+            self._displays.clear()
+        self._displays[uri] = shown
+        return shown
 
     def uri(self, path: str | os.PathLike[str]) -> str:
         """The ``file:`` URI of ``path`` (relative to the root unless absolute)."""
