@@ -118,6 +118,7 @@ def test_warm_references_with_basedpyright_wait_for_no_timer(tmp_path: Path) -> 
 
 ECHOES_A = "def secho(): ...\ndef echo(): ...\nclass Echo: ...\ndef echoes(): ...\n"
 ECHOES_B = "class Printer:\n    def echo(self): ...\ndef echo_via_pager(): ...\n"
+ECHOES_INIT = "from a import echo as echo\n"
 
 
 def symbol(name: str, kind: int, line: int, column: int, **more: Any) -> dict[str, Any]:
@@ -143,7 +144,7 @@ def hit(name: str, kind: int, file: str, line: int, container: str | None = None
     return found
 
 
-FUNCTION, CLASS, METHOD = 12, 5, 6
+FUNCTION, CLASS, METHOD, VARIABLE = 12, 5, 6, 13
 
 ECHO_CONFIG: dict[str, Any] = {
     "register_pulls": True,
@@ -158,6 +159,7 @@ ECHO_CONFIG: dict[str, Any] = {
             symbol("Printer", CLASS, 0, 6, children=[symbol("echo", METHOD, 1, 8)]),
             symbol("echo_via_pager", FUNCTION, 2, 4),
         ],
+        "__init__.py": [symbol("echo", VARIABLE, 0, 22)],
     },
     # The worst order a server can answer in: the best match last.
     "workspace_symbols": [
@@ -166,6 +168,7 @@ ECHO_CONFIG: dict[str, Any] = {
         hit("echo", METHOD, "b.py", 1, "Printer"),
         hit("echoes", FUNCTION, "a.py", 3),
         hit("Echo", CLASS, "a.py", 2),
+        hit("echo", VARIABLE, "__init__.py", 0),
         hit("echo", FUNCTION, "a.py", 1),
     ],
 }
@@ -176,6 +179,7 @@ def echoes(tmp_path: Path) -> Iterator[Client]:
     root = scripted_root(tmp_path, ECHO_CONFIG)
     (root / "a.py").write_text(ECHOES_A, encoding="utf-8")
     (root / "b.py").write_text(ECHOES_B, encoding="utf-8")
+    (root / "__init__.py").write_text(ECHOES_INIT, encoding="utf-8")
     session = Client.stdio("--root", root, "--trust")
     try:
         yield session
@@ -187,6 +191,7 @@ def test_find_symbol_ranks_the_exact_name_first_then_prefixes(echoes: Client) ->
     found = structured(echoes.call("find_symbol", {"query": "echo"}))
     assert [item["target"] for item in found["items"]] == [
         "a.py#echo",  # the name itself, at the top level
+        "__init__.py#echo",  # the name itself, an import's (after the definition)
         "b.py#Printer/echo",  # the name itself, inside a class
         "a.py#Echo",  # the name but for case
         "a.py#echoes",  # starts with it (by path among those)
@@ -195,13 +200,13 @@ def test_find_symbol_ranks_the_exact_name_first_then_prefixes(echoes: Client) ->
     ]
     first = structured(echoes.call("find_symbol", {"query": "echo", "limit": 1}))
     assert [item["target"] for item in first["items"]] == ["a.py#echo"]
-    assert (first["total"], first["truncated"]) == (6, True)
+    assert (first["total"], first["truncated"]) == (7, True)
     # Case counts only between equals: the exact spelling first.
     capital = structured(echoes.call("find_symbol", {"query": "Echo"}))
     assert [item["target"] for item in capital["items"]][:3] == [
         "a.py#Echo",
         "a.py#echo",
-        "b.py#Printer/echo",
+        "__init__.py#echo",
     ]
     # A query naming a path matches the end of each name path.
     method = structured(echoes.call("find_symbol", {"query": "Printer/echo"}))

@@ -118,16 +118,26 @@ async def find(ws: Workspace, query: str, limit: int) -> Results[Symbol]:
     return result
 
 
-def relevance(query: str) -> Callable[[Symbol], tuple[int, bool, int, str, int, int, int, str]]:
+VALUE_KINDS = frozenset(
+    {"variable", "constant", "module", "namespace", "package", "key", "string", "number"}
+)
+"""Kinds of symbols that are often an import's name or a value (``from .utils import echo``
+in a package's ``__init__.py``): after a function, class or method of the same name."""
+
+Rank = tuple[int, bool, int, bool, str, int, int, int, str]
+
+
+def relevance(query: str) -> Callable[[Symbol], Rank]:
     """The order of ``find``'s symbols, whatever order the server answered in: the name
     (the end of the name path, for a query that names a path) equal to the query, then equal
     but for case, then starting with it, then starting with it but for case, then the rest;
     among equals a symbol of the root before one outside it, a shallower one (``echo``
-    before ``Printer/echo``) first, then by path, cell, line and column."""
+    before ``Printer/echo``) first, a definition before a variable or module (an import),
+    then by path, cell, line and column."""
     folded = query.casefold()
     segments = query.count("/") + 1
 
-    def key(symbol: Symbol) -> tuple[int, bool, int, str, int, int, int, str]:
+    def key(symbol: Symbol) -> Rank:
         name = symbol.name if segments == 1 else "/".join(symbol.name_path.split("/")[-segments:])
         low = name.casefold()
         if name == query:
@@ -145,6 +155,7 @@ def relevance(query: str) -> Callable[[Symbol], tuple[int, bool, int, str, int, 
             tier,
             Path(place.path).is_absolute(),  # outside the root: a library's
             symbol.name_path.count("/"),
+            symbol.kind in VALUE_KINDS,
             place.path,
             place.cell or 0,
             place.line,
