@@ -85,3 +85,22 @@ async def test_a_workspace_server_that_exited_before_its_handshake(
     assert "Traceback" not in output
     assert "raised" not in output  # the emitter's "a listener raised"
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+async def test_a_workspace_server_that_exits_during_its_handshake_is_said_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A server that writes a message and exits after its session was made (during the
+    handshake): the workspace's error says so, and no log line repeats it."""
+    caplog.set_level(logging.DEBUG)
+    (tmp_path / "a.txt").write_text("hello\n")
+    late = [*SERVER, "--linger", "0.3"]
+    spec = ServerSpec("one-frame", late, languages={".txt": "plaintext"})
+    async with Workspace(tmp_path, servers=[spec]) as ws:
+        with pytest.raises(LspError) as raised:
+            await ws.session_for("a.txt")
+    assert str(raised.value) == (
+        "the language server one-frame exited before its handshake (exit status 0)"
+    )
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert "Traceback" not in said(caplog, capsys)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import logging
 import os
 import re
 import signal
@@ -28,6 +29,7 @@ from ..errors import (
     LspError,
     ServerCrashedError,
     ServerNotFoundError,
+    TransportClosedError,
 )
 from ..options import SessionState
 from ..paths import path_to_uri, uri_to_path
@@ -42,6 +44,8 @@ from .model import ServerStatus
 from .registry import ServerSpec
 from .server_facts import tree_rss, version_of
 from .tracing import Trace, TracingTransport
+
+_logger = logging.getLogger("adecore_lsp")
 
 if TYPE_CHECKING:
     from ..protocol.documents.notebook_sync import NotebookSync
@@ -409,6 +413,14 @@ class ServerHandle:
 
     def _listen(self, session: LspSession) -> None:
         now = time.monotonic
+
+        def failed(error: BaseException) -> None:
+            # The connection's end is the server's exit, which this handle says itself (a
+            # crash, or "exited before its handshake"): not a second time in the log.
+            if not isinstance(error, TransportClosedError):
+                _logger.warning("adecore-lsp session error: %s", error, exc_info=error)
+
+        session.on_error(failed)
 
         def progress(params: Any) -> None:
             if isinstance(params, Mapping):
