@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from adecore_lsp import path_to_uri, uri_to_path
-from adecore_lsp.workspace.servers import canonical_uri
+from adecore_lsp.paths import canonical_uri
 
 
 @pytest.mark.parametrize(

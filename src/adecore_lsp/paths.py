@@ -7,6 +7,7 @@ URIs from a server are matched by the path they name, never by string.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -47,3 +48,17 @@ def uri_to_path(uri: str) -> Path:
     if path is None:
         raise ValueError(f"{uri!r} is not a file: URI")
     return Path(path)
+
+
+def canonical_uri(uri: str) -> str:
+    """One spelling per file: servers spell the same path differently (``+`` or ``%2B``)."""
+    if _CANONICAL.fullmatch(uri) and "/./" not in uri and not uri.endswith("/."):
+        return uri  # as path_to_uri spells it: nothing to quote, nothing to normalise
+    try:
+        return path_to_uri(uri_to_path(uri))
+    except ValueError:
+        return uri
+
+
+_CANONICAL = re.compile(r"file://(?:/[A-Za-z0-9_.~-]+)+" if os.name != "nt" else r"(?!)")
+"""A POSIX ``file:`` URI of characters ``path_to_uri`` never quotes, without empty parts."""

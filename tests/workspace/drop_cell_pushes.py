@@ -14,8 +14,12 @@ import json
 import subprocess
 import sys
 import threading
+from typing import TYPE_CHECKING
 
-from hide_notebook_sync import read_frame, write_frame
+if TYPE_CHECKING:
+    from tests.workspace.hide_notebook_sync import read_frame, write_frame
+else:  # run as a script beside it
+    from hide_notebook_sync import read_frame, write_frame
 
 
 def main() -> None:

@@ -10,17 +10,13 @@ stderr lines; the next call starts it again, documents re-opened, while fewer th
 from __future__ import annotations
 
 import asyncio
-import atexit
 import logging
-import os
-import re
 import signal
 import time
-import weakref
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..environment import environ
 from ..errors import (
@@ -32,15 +28,15 @@ from ..errors import (
     TransportClosedError,
 )
 from ..options import SessionState
-from ..paths import path_to_uri, uri_to_path
+from ..paths import canonical_uri, path_to_uri
 from ..plain_text import escape_controls
 from ..protocol.workspace.finality import DiagnosticsFinality, Mode
 from ..protocol.workspace.readiness import ReadinessTracker
 from ..session import LspSession
-from ..transports.base import LspTransport
-from ..transports.process import ServerProcess, kill_group_now, spawn_server
+from ..transports.process import spawn_server
 from ..types import JSONObject
 from .model import ServerStatus
+from .processes import LIVE, STARTED, Connect, ServerConnection
 from .registry import ServerSpec
 from .server_facts import tree_rss, version_of
 from .tracing import Trace, TracingTransport
@@ -78,69 +74,10 @@ STOP_GRACE = 0.5
 next signal: after ``exit``, after SIGTERM, after SIGKILL. The whole group ends within the
 shutdown timeout and two seconds."""
 
-_LIVE: weakref.WeakSet[ServerProcess] = weakref.WeakSet()
-"""Every server process a workspace started whose process group may not have ended yet."""
-
-STARTED: list[Callable[[ServerProcess], object]] = []
-"""Told of each server process a workspace starts, at once (the daemon records its group)."""
-
-
-def live_groups() -> list[int]:
-    """The process groups of the servers started in this program that may still run."""
-    return sorted(
-        group
-        for process in list(_LIVE)
-        if (group := process.process_group) is not None and not process.group_ended
-    )
-
-
-@atexit.register
-def _end_leftovers() -> None:
-    """At exit, kill what an interrupted program had no time to shut down: no server (or a
-    child it started, in its process group) outlives the program."""
-    for process in list(_LIVE):
-        group = process.process_group
-        if group is not None and not process.group_ended:
-            kill_group_now(group)
-
-
-class ServerConnection(Protocol):
-    """What a workspace needs of a running server: a :class:`ServerProcess`, or a stand-in
-    (a replayed trace) made by a ``connect`` function."""
-
-    @property
-    def transport(self) -> LspTransport: ...
-    @property
-    def pid(self) -> int | None: ...
-    @property
-    def returncode(self) -> int | None: ...
-    @property
-    def stderr_lines(self) -> tuple[str, ...]: ...
-    async def wait(self) -> int: ...
-    async def aclose(self, *, grace_period: float | None = None) -> None: ...
-
-
-Connect = Callable[[ServerSpec, Path], Awaitable[ServerConnection]]
-"""Makes the connection to a server in place of starting its process (``Workspace(connect=)``)."""
-
 
 class HandshakeTimeout(LspError):
     """A server that did not finish its handshake in time: a wait that timed out, which a
     report of many files shows per file (``reason: "timeout"``) rather than failing."""
-
-
-def canonical_uri(uri: str) -> str:
-    """One spelling per file: servers spell the same path differently (``+`` or ``%2B``)."""
-    if _CANONICAL.fullmatch(uri) and "/./" not in uri and not uri.endswith("/."):
-        return uri  # as path_to_uri spells it: nothing to quote, nothing to normalise
-    try:
-        return path_to_uri(uri_to_path(uri))
-    except ValueError:
-        return uri
-
-
-_CANONICAL = re.compile(r"file://(?:/[A-Za-z0-9_.~-]+)+" if os.name != "nt" else r"(?!)")
-"""A POSIX ``file:`` URI of characters ``path_to_uri`` never quotes, without empty parts."""
 
 
 class Signal:
@@ -285,7 +222,7 @@ class ServerHandle:
                 spawned = await spawn_server(
                     [self.executable, *spec.command[1:]], cwd=self.root, env=env
                 )
-                _LIVE.add(spawned)
+                LIVE.add(spawned)
                 for told in STARTED:
                     told(spawned)
                 process = spawned

@@ -54,8 +54,9 @@ from .notebooks import (
     takes_language,
     view_of,
 )
+from .processes import Connect
 from .registry import Registry, ServerSpec
-from .servers import REFUSED_EDIT, Connect, ServerHandle, Signal
+from .servers import REFUSED_EDIT, ServerHandle, Signal
 from .tracing import Trace
 from .trust import ADVICE, is_trusted
 from .units import Paths, Texts
