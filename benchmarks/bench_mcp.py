@@ -31,7 +31,9 @@ work too), after ``diagnostics`` of ``utils.py`` and ``core.py`` and a first ``r
    of the call. The target is the server's own time + 50 ms.
 6. ``edit`` of ``utils.py`` (a line of ``echo``'s signature, two texts in turn), written: the
    call, the server's own time from the change to its last report (it checks every open
-   file again), and that last report to the result at the client. The target
+   file again), and that last report to the result at the client. The first edit, whose
+   side before checks the files that ``references`` opened for the first time, is shown
+   apart. The target
    (``changes.md``) is the server's settle window + 50 ms for a server that pushes, 50 ms
    for one whose reports are pull answers (final as they come).
 
@@ -238,7 +240,7 @@ def changed_at(tap: Tap, start: int, name: str) -> float:
 async def on_click(root: Path, server: str, rounds: int) -> dict[str, list[float]]:
     tap = Tap()
     app = build(Options(root=root, servers=[server], trace=tap, log_level="ERROR"))
-    names = ("rank", "refs", "refs_own", "refs_busy", "edit", "edit_own", "edit_after")
+    names = ("rank", "refs", "refs_own", "refs_busy", "edit", "edit_own", "edit_after", "first")
     figures: dict[str, list[float]] = {name: [] for name in names}
     utils = root / "src" / "click" / "utils.py"
     async with Client(app, mode="legacy", cache=None) as client:
@@ -278,7 +280,10 @@ async def on_click(root: Path, server: str, rounds: int) -> dict[str, list[float
                 if result.is_error or not edited.get("applied") or not edited.get("complete"):
                     raise SystemExit(f"edit failed: {result.content}")
                 reports = reports_before(tap, start, returned)
-                if turn == 0 or not reports:
+                if turn == 0:
+                    figures["first"] += [returned - began, busy_time(tap, start, returned)]
+                    continue
+                if not reports:
                     continue
                 figures["edit"].append(returned - began)
                 figures["edit_own"].append(max(reports) - changed_at(tap, start, "utils.py"))
@@ -320,6 +325,9 @@ def click_rows(server: str, figures: dict[str, list[float]], rounds: int) -> lis
         f"    call / server's own = {edit / edit_own:.2f}x, call - server's = "
         f"{milliseconds(edit - edit_own)} ms; target: the last report + "
         f"{milliseconds(settle + MARGIN)} ms ({'met' if after < settle + MARGIN else 'MISSED'})",
+        f"    the first edit (the files references opened, never checked, checked before and "
+        f"after): {milliseconds(figures['first'][0])} ms, requests in flight "
+        f"{milliseconds(figures['first'][1])} ms",
     ]
     return lines
 

@@ -9,6 +9,7 @@ position in the encoding it negotiated. Nothing is picked silently: several matc
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Mapping
@@ -307,16 +308,22 @@ async def references(
                     declarations.add((place.path, place.cell, place.line, place.column))
             except LspError:
                 pass
-    outlines: dict[str, list[Any] | None] = {}
     result: Results[Reference] = Results(complete=complete, reason=reason)
     seen: set[tuple[str, int, int, int, int, int]] = set()
+    kept: list[tuple[Mapping[str, Any], Location]] = []
     for item in found:
         place = located(ws, item["uri"], item["range"], encoding, item)
         declared = (place.path, place.cell, place.line, place.column) in declarations
         if declared or place_order(place) in seen:
             continue  # one place named twice (a notebook cell by two of its URIs) is one
         seen.add(place_order(place))
-        container = await _container(ws, outlines, item, place)
+        kept.append((item, place))
+    # The outlines that name each use's container, asked of the files together.
+    files = list(dict.fromkeys(place.path for _item, place in kept))
+    trees = await asyncio.gather(*(_outline_of(ws, path) for path in files))
+    outlines = dict(zip(files, trees, strict=True))
+    for item, place in kept:
+        container = _container(outlines[place.path], item)
         result.append(Reference(place, container, _context(ws, item["uri"], place.line, context)))
     result.sort(key=lambda reference: place_order(reference.location))
     if not result and timed_out:
@@ -345,18 +352,20 @@ def _at(ws: Workspace, path: Path, offset: int) -> Location:
     return Location(ws.paths.relative(path), line + 1, column, line + 1, column)
 
 
-async def _container(
-    ws: Workspace, outlines: dict[str, list[Any] | None], item: Mapping[str, Any], place: Location
-) -> str | None:
-    uri = item["uri"]
-    if uri not in outlines:
-        path = ws.paths.absolute(place.path)
-        try:
-            _session, tree = await outline(ws, path) if is_file(path) else (None, None)
-        except (LspError, ValueError):
-            tree = None
-        outlines[uri] = tree
-    tree = outlines[uri]
+async def _outline_of(ws: Workspace, shown: str) -> list[Any] | None:
+    """The outline of a file of uses (``None`` when it has none, or is no file)."""
+    path = ws.paths.absolute(shown)
+    if not is_file(path):
+        return None
+    try:
+        _session, tree = await outline(ws, path)
+    except (LspError, ValueError):
+        return None
+    return tree
+
+
+def _container(tree: list[Any] | None, item: Mapping[str, Any]) -> str | None:
+    """The name path of the innermost symbol of ``tree`` around a use."""
     if not tree:
         return None
     start = item["range"]["start"]
