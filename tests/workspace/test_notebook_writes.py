@@ -188,3 +188,20 @@ async def test_one_file_edited_in_two_position_encodings_is_refused(tmp_path: Pa
         assert together.diff.count("--- a/a.py") == 1
         with pytest.raises(ValueError, match=r"a\.py is edited in two position encodings"):
             make_plan(ws, [(edit(0, "e"), "utf-8"), (edit(1, "c"), "utf-16")])
+
+
+@pytest.mark.parametrize("how", ["edit", "preview_edit"])
+async def test_an_edit_is_not_held_by_open_files_no_server_has(tmp_path: Path, how: str) -> None:
+    """An R notebook and a broken one were opened by a check of the root: an edit of a
+    file after that covers the files servers have, and its delta is final."""
+    find_server("ruff")
+    root = write(
+        tmp_path / "p",
+        {"ruff.toml": LINT, "a.py": "x = 1\n", "r.ipynb": OF_R, "broken.ipynb": "{not json"},
+    )
+    async with Workspace(root, servers=["ruff"]) as ws:
+        await ws.diagnostics(".")
+        change = ws.edit if how == "edit" else ws.preview_edit
+        delta = await change("a.py", "import os\nx = 1\n")
+    assert delta.complete, delta
+    assert [(d.path, d.code) for d in delta.introduced] == [("a.py", "F401")]

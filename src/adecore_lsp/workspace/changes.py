@@ -36,12 +36,19 @@ Edits = Sequence[tuple[int, int, str]]
 
 
 def covered(ws: Workspace, edited: Sequence[Path]) -> list[Path]:
-    """The files a delta covers: the edited ones, then every other open file a server
-    takes (each once)."""
+    """The files a delta covers: the edited ones, then every other open file a server has
+    (each once). An open file no server has (a notebook of another kernel's language, a
+    file that is no notebook) is left out: nothing is asked of it, and it would make the
+    delta read as not final."""
     files = list(dict.fromkeys(edited))
     seen = set(files)
-    for known in list(ws._open.values()):
-        if known.path not in seen and known.path.is_file() and ws.takes(known.path):
+    handles = list(ws._handles.values())
+    for uri, known in list(ws._open.items()):
+        if (
+            known.path not in seen
+            and any(handle.has(uri) for handle in handles)
+            and known.path.is_file()
+        ):
             seen.add(known.path)
             files.append(known.path)
     return files

@@ -273,33 +273,20 @@ async def apply(ws: Workspace, plan: EditPlan, *, allow_outside: bool = False) -
         )
     writes = write_set(ws, plan, allow_outside=allow_outside)
     edited = [ws.paths.absolute(p) for p in plan.files]
-    checked = _served(ws, [p for p in edited if p.is_file() and ws.takes(p)])
+    checked = covered(ws, [p for p in edited if p.is_file() and ws.takes(p)])
     before = await checking.diagnostics(ws, checked, ws.timeout) if checked else None
     writes.commit()
     await _after_write(ws, plan)
     others_changed(ws)
     # Renamed files are followed: their findings before count under their new paths.
     renamed = {op.path: op.new_path for op in plan.file_ops if op.kind == "rename" and op.new_path}
-    after_paths = _served(
+    after_paths = covered(
         ws, [p for p in edited if p.is_file() and ws.takes(p)] + [p for p in checked if p.is_file()]
     )
     after = await checking.diagnostics(ws, after_paths, ws.timeout)
     moved = {path: Change(edit.old_text, edit.new_text) for path, edit in plan.files.items()}
     delta = delta_of(before.items if before else [], after, moved, renamed)
     return AppliedPlan(plan.changed_files, delta)
-
-
-def _served(ws: Workspace, edited: list[Path]) -> list[Path]:
-    """The files a delta covers (:func:`covered`), less the other open files that no server
-    has: a notebook of another kernel's language, a file that is no notebook. Nothing is
-    asked of them, and they would make the check after a write read as not final."""
-    mine = set(edited)
-    handles = list(ws._handles.values())
-    return [
-        path
-        for path in covered(ws, edited)
-        if path in mine or any(handle.has(ws.paths.uri(path)) for handle in handles)
-    ]
 
 
 def _unsaved(ws: Workspace, shown: str) -> bool:
