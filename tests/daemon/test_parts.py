@@ -251,5 +251,7 @@ def test_the_watcher_is_a_small_program() -> None:
         "adecore_lsp.daemon",
         "adecore_lsp.daemon.groups",
         "adecore_lsp.daemon.watcher",
+        "adecore_lsp.transports",
+        "adecore_lsp.transports._proc_groups",
     }
     assert not {"asyncio", "subprocess", "pathlib", "typing", "threading"} & modules

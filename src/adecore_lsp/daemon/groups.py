@@ -15,6 +15,8 @@ import signal
 import time
 from collections.abc import Iterable
 
+from ..transports._proc_groups import running_groups
+
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
 
@@ -80,21 +82,7 @@ def _running(groups: list[int]) -> list[int]:
     """Those of ``groups`` with a process that runs: a zombie, which init reaps, does not
     (told by ``/proc``; where there is none, any member counts)."""
     members = [group for group in groups if _has_members(group)]
-    if not members:
-        return []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
+    running = running_groups() if members else None
+    if running is None:
         return members
-    running: set[int] = set()
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as file:
-                fields = file.read().rsplit(b")", 1)[1].split()
-            if fields[0] != b"Z":
-                running.add(int(fields[2]))
-        except (OSError, IndexError, ValueError):
-            continue
     return [group for group in members if group in running]

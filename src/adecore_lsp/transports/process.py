@@ -25,6 +25,7 @@ from typing import Any, TypeVar, cast
 from ..errors import TransportClosedError
 from ..protocol.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 from ..types import Disposable
+from ._proc_groups import running_groups
 from ._stderr import STDERR_MAX_LINE_BYTES, STDERR_MAX_LINES, StderrLines
 from .base import ByteStream, Channel, LspTransport
 from .pipes import (
@@ -309,21 +310,8 @@ def _group_alive(group: int) -> bool:
 def _runs_in_group(group: int) -> bool:
     """Whether a process of ``group`` runs, by ``/proc`` (Linux); ``True`` where it cannot
     tell, so that the caller signals and waits as if it did."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return True
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as file:
-                fields = file.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and fields[2] == str(group).encode() and fields[0] != b"Z":
-            return True
-    return False
+    running = running_groups()
+    return running is None or group in running
 
 
 def _signal_group(group: int, number: int) -> None:
