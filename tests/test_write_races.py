@@ -136,6 +136,7 @@ def test_a_file_created_meanwhile_where_the_set_creates_one_is_kept(
 APPENDER = """
 import random, sys, time
 path, delay = sys.argv[1], float(sys.argv[2])
+print("ready", flush=True)
 sys.stdin.readline()  # the apply starts
 time.sleep(delay)
 with open(path, "a") as file:
@@ -160,7 +161,7 @@ def race_once(root: Path, run: int, delay: float) -> tuple[str, float]:
     )
     assert appender.stdin is not None
     assert appender.stdout is not None
-    time.sleep(0.05)  # let it start and wait on stdin
+    assert appender.stdout.readline() == b"ready\n"  # started (slower under coverage)
     writes = plan(root, names, new=f"new{run}")
     appender.stdin.write(b"go\n")
     appender.stdin.flush()

@@ -8,11 +8,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from adecore_lsp.cli.executor import WorkspaceRequest
 from adecore_lsp.daemon import client, commands, groups, paths, pool, server, watching, wire
+from adecore_lsp.daemon.watcher import line as watcher_line
 from adecore_lsp.workspace.registry import Registry
 
 
@@ -255,3 +257,31 @@ def test_the_watcher_is_a_small_program() -> None:
         "adecore_lsp.transports._proc_groups",
     }
     assert not {"asyncio", "subprocess", "pathlib", "typing", "threading"} & modules
+
+
+def test_a_new_watcher_finds_the_groups_in_its_pipe_as_it_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The groups are written before the watcher runs: a daemon killed the moment after it
+    started a watcher (a new one, after the last died) still leaves it what to end."""
+    seen: list[bytes] = []
+    real = subprocess.Popen
+
+    def popen(args: Any, **options: Any) -> Any:
+        stdin = options["stdin"]
+        os.set_blocking(stdin, False)
+        try:
+            seen.append(os.read(stdin, 65536))  # what the watcher would read first
+        except BlockingIOError:
+            seen.append(b"")  # nothing yet
+        return real([sys.executable, "-c", "pass"], stdin=subprocess.DEVNULL)
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    watcher = watching.Watcher(tmp_path)
+    watcher.record([os.getpid()])
+    watcher.start()
+    assert seen == [watcher_line([(os.getpid(), groups.start_time(os.getpid()))])]
+    monkeypatch.undo()
+    watcher._close_pipe()
+    assert watcher._process is not None
+    watcher._process.wait()

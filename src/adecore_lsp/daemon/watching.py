@@ -58,6 +58,12 @@ class Watcher:
         """Start the watcher and tell it the groups recorded; a failure is said in the log,
         and :meth:`check` tries again."""
         read, write = os.pipe()  # neither end is inherited by what the daemon starts
+        os.set_blocking(write, False)
+        # The groups are in the pipe before the watcher runs: a daemon killed right after
+        # starting it leaves it what to end.
+        self._pipe = write
+        self._pending = self._line
+        self._flush()
         try:
             self._process = subprocess.Popen(
                 [sys.executable, "-I", "-S", "-c", PROGRAM, PACKAGE_PARENT],
@@ -68,16 +74,12 @@ class Watcher:
                 cwd="/",
             )
         except OSError as error:
-            os.close(write)
+            self._close_pipe()
             self._say(f"the watcher of the servers did not start: {error}")
             return
         finally:
             os.close(read)
-        os.set_blocking(write, False)
-        self._pipe = write
         self._said = False
-        self._pending = self._line
-        self._flush()
 
     def record(self, groups: list[int]) -> None:
         """The servers' process groups now: told to the watcher and written to
