@@ -37,9 +37,12 @@ loading: its progress ending (`progress`), a registration (`registration`), rust
 status (`server_status`), or none (`none`: readiness reports `no_signal`). "Notebooks" says
 how the server takes Jupyter notebooks (`docs/notebooks.md`): `sync` (LSP notebook
 synchronisation, cell by cell), `joined` (one document of the code cells), or `-` (none).
+"Scope" names whose configuration decides the files a check of a folder gives the server, as
+its own command line checks them there (`docs/cli.md`, "Scope"): `pyright`, `basedpyright`,
+`pyrefly`, `ty` or `tsconfig`; `-` for a server that takes every file and decides itself.
 
-| Server | Command | Files | Install | Diagnostics | Ready | Notebooks | What it is |
-| --- | --- | --- | --- | --- | --- | --- | --- |
+| Server | Command | Files | Install | Diagnostics | Ready | Notebooks | Scope | What it is |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
 """
 
 
@@ -72,6 +75,7 @@ def row(spec: ServerSpec) -> str:
         diagnostics,
         spec.readiness,
         _notebooks(spec),
+        spec.scope or "-",
         _cell(spec.description),
     ]
     return "| " + " | ".join(cells) + " |"

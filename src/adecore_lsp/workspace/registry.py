@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 import orjson
 
 from ..errors import ServerNotFoundError
+from ..protocol.workspace.scope_readers import READERS
 from . import executables
 from .executables import (
     executable,
@@ -131,6 +132,11 @@ class ServerSpec:
     ``workspace/executeCommand`` per arguments list (``{path}`` in a string is the file's
     path); when the answer of each holds an empty list under ``empty``, the file has no
     diagnostics (typescript-language-server's ``typescript.tsserverRequest``)."""
+    scope: str | None = None
+    """Whose configuration decides the files a check of a folder gives the server, as its
+    command line would check them there (``docs/cli.md``, "Scope"): ``"basedpyright"``,
+    ``"pyright"``, ``"pyrefly"``, ``"ty"`` or ``"tsconfig"``; ``None`` for a server that
+    takes every file and decides itself (ruff skips what its own configuration excludes)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id:
@@ -174,6 +180,8 @@ class ServerSpec:
         self._check_seconds("shutdown_timeout", self.shutdown_timeout, optional=True)
         if self.diagnostics_probe is not None:
             self._check_probe(self.diagnostics_probe)
+        if self.scope is not None and self.scope not in READERS:
+            self._fail("scope", f"one of {', '.join(READERS)} or absent", self.scope)
         if self.notebooks is not None and self.notebooks not in NOTEBOOK_MODES:
             self._fail("notebooks", '"sync", "joined" or absent', self.notebooks)
         if self.readiness not in READINESS_SOURCES:
