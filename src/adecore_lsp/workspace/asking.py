@@ -44,7 +44,7 @@ async def first_answer(
     await ws.sync_disk()
     handles = await ws.open(path)
     uri = ws.paths.uri(path)
-    view = ws._notebooks.get(uri)
+    view = ws.open_files.view(uri)
     if offset is None:
         return await ask(ws, handles, method, lambda session: call(session, uri), uri, non_empty)
     if view is None:

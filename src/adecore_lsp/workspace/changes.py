@@ -27,7 +27,8 @@ from .delta import delta_of
 from .model import DiagnosticsDelta
 
 if TYPE_CHECKING:
-    from .workspace import OpenFile, Workspace
+    from .open_files import OpenFile
+    from .workspace import Workspace
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -42,8 +43,8 @@ def covered(ws: Workspace, edited: Sequence[Path]) -> list[Path]:
     delta read as not final."""
     files = list(dict.fromkeys(edited))
     seen = set(files)
-    handles = list(ws._handles.values())
-    for uri, known in list(ws._open.items()):
+    handles = ws.server_choice.started()
+    for uri, known in list(ws.open_files.items()):
         if (
             known.path not in seen
             and any(handle.has(uri) for handle in handles)
@@ -58,7 +59,7 @@ def others_changed(ws: Workspace) -> None:
     """Every server's other documents may have new diagnostics now: pulled again, and a
     push taken as final only after the server's settle window."""
     now = time.monotonic()
-    for handle in list(ws._handles.values()):
+    for handle in ws.server_choice.started():
         handle.finality.others_changed(now)
 
 
@@ -78,7 +79,8 @@ async def edit(
     files = covered(ws, [full])
     before = await checking.diagnostics(ws, files, ws.timeout, reuse=True)
     uri = ws.paths.uri(full)
-    old_text = ws._open[uri].text if uri in ws._open else None
+    known = ws.open_files.get(uri)
+    old_text = known.text if known is not None else None
     if old_text is None:
         # Not taken by any server: nothing was opened, the disk's text is the old one.
         from .files import read_text
@@ -109,7 +111,7 @@ async def preview(
     files = covered(ws, [full])
     before = await checking.diagnostics(ws, files, ws.timeout, reuse=True)
     uri = ws.paths.uri(full)
-    known = ws._open.get(uri)
+    known = ws.open_files.get(uri)
     if known is None:
         # No server takes the file: the report says so (``unsupported``), nothing to send.
         return delta_of(before.items, before, {})
@@ -131,7 +133,6 @@ async def _restore(ws: Workspace, full: Path, known: OpenFile) -> None:
     change on disk meanwhile is still seen)."""
     if ws.closed:
         return
-    uri = ws.paths.uri(full)
-    ws._open[uri] = known
-    await ws._send(full, uri, known.text)
+    uri = ws.open_files.keep(known)
+    await ws.open_files.send(full, uri, known.text)
     others_changed(ws)

@@ -49,11 +49,11 @@ PULLS_AT_ONCE = 8
 async def ready(ws: Workspace, path_or_id: str | os.PathLike[str], timeout: float) -> Readiness:
     """Wait for the server named by id, or for every server of a file (opened first)."""
     began = time.monotonic()
-    handles = [h for h in ws._handles.values() if h.spec.id == str(path_or_id)]
+    handles = [h for h in ws.server_choice.handles if h.spec.id == str(path_or_id)]
     if not handles:
         if str(path_or_id) in ws.registry and not ws.paths.absolute(path_or_id).exists():
             spec = ws.registry.get(str(path_or_id))
-            handle_list = [h for h in ws._handles.values() if h.spec is spec]
+            handle_list = [h for h in ws.server_choice.handles if h.spec is spec]
             if not handle_list:
                 raise ValueError(
                     f"the server {spec.id} has not been started here: name a file it checks"
@@ -122,11 +122,11 @@ async def files_diagnostics(
     statuses: dict[str, FileStatus] = {}
     for start in range(0, len(files), max(1, ws.max_open_files)):
         batch = files[start : start + max(1, ws.max_open_files)]
-        opened_here = [f for f in batch if ws.paths.uri(f) not in ws._open]
+        opened_here = [f for f in batch if ws.paths.uri(f) not in ws.open_files]
         await _check(ws, batch, deadline, items, statuses, reuse)
         if len(files) > ws.max_open_files:
             with HeldWrites() as held:
-                held.add(ws._handles.values())
+                held.add(ws.server_choice.handles)
                 for path in opened_here:
                     await ws.close(path)
     items.sort(
@@ -165,7 +165,7 @@ async def _check(
         shown = ws.paths.relative(path)
         session = handle.live
         encoding = check_encoding((session.position_encoding if session else None) or "utf-16")
-        view = ws.notebook(uri) if uri not in ws._open else None
+        view = ws.notebook(uri) if uri not in ws.open_files else None
         for item in status.items:
             if isinstance(item, dict):
                 found: Diagnostic | None = diagnostic(

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..protocol.capabilities.watchers import CHANGED, CREATED, DELETED, watched_changes
-from .files import DiskState, read_text
+from .files import DiskState, Stamp, read_text, tree_stock
 
 if TYPE_CHECKING:
     from .servers import ServerHandle
@@ -35,6 +35,33 @@ TREE_INTERVAL = 1.0
 or deleted (for the servers that watch files)."""
 
 
+class TreeStock:
+    """The root's files as last looked at (``stock``, ``None`` until something needs it)
+    and when (``at``): what changes between two looks is told to the servers that watch."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.stock: dict[str, Stamp] | None = None
+        self.at = 0.0
+
+    def scan(self) -> dict[str, Stamp]:
+        """The root's files as they are now."""
+        return tree_stock(self.root)
+
+    def start(self) -> None:
+        """Take stock the first time (a server began to watch files)."""
+        if self.stock is None:
+            self.stock = self.scan()
+            self.at = time.monotonic()
+
+    def watch(self) -> None:
+        """Take stock the first time, and have the next look come at once."""
+        if self.stock is None:
+            self.stock = self.scan()
+        # The next sync_disk looks at once, however recent the last look was.
+        self.at = float("-inf")
+
+
 async def sync_disk(ws: Workspace) -> None:
     """Make the servers see the disk as it is now.
 
@@ -49,14 +76,15 @@ async def sync_disk(ws: Workspace) -> None:
     """
     changes: list[tuple[Path, int]] = []
     sent: set[ServerHandle] = set()
-    for uri, known in list(ws._open.items()):
+    handles = ws.server_choice.handles
+    for uri, known in list(ws.open_files.items()):
         if known.unsaved:
             continue
         disk = DiskState.of(known.path)
         if disk == known.disk and not _same_tick(disk, known.read_at):
             continue
         if disk is None:
-            sent.update(h for h in ws._handles.values() if h.has(uri))
+            sent.update(h for h in handles if h.has(uri))
             await ws.close(known.path)
             changes.append((known.path, DELETED))
             continue
@@ -66,7 +94,7 @@ async def sync_disk(ws: Workspace) -> None:
         except (OSError, ValueError):
             # Unreadable now (not UTF-8): forget the old text, so the next use of the
             # file reads it again and says why it cannot.
-            sent.update(h for h in ws._handles.values() if h.has(uri))
+            sent.update(h for h in handles if h.has(uri))
             await ws.close(known.path)
             continue
         if disk != known.disk:
@@ -74,7 +102,7 @@ async def sync_disk(ws: Workspace) -> None:
         known.disk, known.read_at = disk, read_at
         if text != known.text:
             known.text = text
-            sent.update(await ws._send(known.path, uri, text))
+            sent.update(await ws.open_files.send(known.path, uri, text))
     tree = tree_changes(ws)
     changes.extend(tree)
     sent.update(announce(ws, changes))
@@ -97,10 +125,10 @@ async def _restart_unwatched(ws: Workspace, tree: Sequence[tuple[Path, int]]) ->
         return
     stale = [
         handle
-        for (_, root), handle in ws._handles.items()
+        for handle in ws.server_choice.handles
         if (session := handle.live) is not None
         and not session.registrations(WATCHED)
-        and any(path.is_relative_to(root) for path in made)
+        and any(path.is_relative_to(handle.root) for path in made)
     ]
     await asyncio.gather(*(handle.restart() for handle in stale))
 
@@ -109,13 +137,15 @@ def tree_changes(ws: Workspace) -> list[tuple[Path, int]]:
     """The files created, changed or deleted under the root since the last look, while
     some server watches files or ``watch_tree`` was called (looked at most once every
     ``TREE_INTERVAL`` seconds, unless ``watch_tree`` asks for a look at once)."""
-    if ws._tree is None:
+    stock = ws.tree
+    before = stock.stock
+    if before is None:
         return []
     now = time.monotonic()
-    if now - ws._tree_at < TREE_INTERVAL:
+    if now - stock.at < TREE_INTERVAL:
         return []
-    tree = ws._scan()
-    before, ws._tree, ws._tree_at = ws._tree, tree, now
+    tree = stock.scan()
+    stock.stock, stock.at = tree, now
     found = [(Path(path), CREATED) for path in tree.keys() - before.keys()]
     found += [(Path(path), DELETED) for path in before.keys() - tree.keys()]
     found += [
@@ -136,7 +166,7 @@ def announce(ws: Workspace, changes: Sequence[tuple[Path, int]]) -> list[ServerH
     unique = list(dict.fromkeys(changes))
     _stocked(ws, unique)
     events = [(ws.paths.uri(path), str(path), kind) for path, kind in unique]
-    for handle in ws._handles.values():
+    for handle in ws.server_choice.handles:
         session = handle.live
         if session is None:
             continue
@@ -152,7 +182,7 @@ def _stocked(ws: Workspace, changes: Sequence[tuple[Path, int]]) -> None:
     of itself is not told of again at the next look (a second ``didChangeWatchedFiles``
     makes every server judge its other files afresh, basedpyright refresh its pulls). Only
     files in the stock move (a file it leaves out, ignored or in ``.venv``, stays out)."""
-    tree = ws._tree
+    tree = ws.tree.stock
     if tree is None:
         return
     for path, _kind in changes:

@@ -72,7 +72,7 @@ def _texts(ws: Workspace, edit: Any) -> tuple[dict[str, str | None], list[str]]:
         except ValueError:
             raise ValueError(f"the edit names {uri}, which is not a file") from None
         bounds.locate(path)
-        known = ws._open.get(ws.paths.uri(path))
+        known = ws.open_files.get(ws.paths.uri(path))
         if known is not None:
             texts[uri] = known.text
         elif path.is_dir():
@@ -290,7 +290,7 @@ async def apply(ws: Workspace, plan: EditPlan, *, allow_outside: bool = False) -
 
 
 def _unsaved(ws: Workspace, shown: str) -> bool:
-    known = ws._open.get(ws.paths.uri(ws.paths.absolute(shown)))
+    known = ws.open_files.get(ws.paths.uri(ws.paths.absolute(shown)))
     return known is not None and known.unsaved
 
 
@@ -349,7 +349,7 @@ async def _after_write(ws: Workspace, plan: EditPlan) -> None:
     for shown, edit in plan.files.items():
         full = ws.paths.absolute(shown)
         events.append((full, 2))
-        if ws.paths.uri(full) in ws._open or ws.takes(full):
+        if ws.paths.uri(full) in ws.open_files or ws.takes(full):
             await ws.adopt(full, edit.new_text)
     ws.announce(events)
     await ws.sync_disk()

@@ -445,7 +445,7 @@ def located(
     from .units import Texts, location
 
     found = location(ws.paths, ws.texts, uri, lsp_range, encoding, raw)
-    if not ws._notebooks:
+    if not ws.open_files.has_notebooks:
         return found  # no notebook open: a plain place (a references list's usual case)
     view = ws.notebook(uri)
     if view is None:

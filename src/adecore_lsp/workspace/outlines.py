@@ -113,7 +113,7 @@ async def prepare_whole(ws: Workspace) -> tuple[bool, ResultReason | None, bool]
         files = files[: ws.max_open_files]
         complete, reason = False, "too_many_files"
     for path in files:
-        if ws.paths.uri(path) in ws._open:
+        if ws.paths.uri(path) in ws.open_files:
             continue
         handles = ws.handles_for(path)
         if handles and all(h.spec.indexes_root for h in handles):

@@ -217,20 +217,15 @@ async def _revision_side(
     (``written``) that a server takes, as ``git ls-files`` would list them there."""
     if twin_files == []:
         return DiagnosticsReport([], {}, True)
-    # The servers the caller made itself are passed as they are (started as given); the
-    # others by id, so that the twin judges their executables as ``ws`` does (a spec passed
-    # in would count as the caller's, inside an untrusted root too).
-    servers = None
-    if ws._pinned is not None:
-        servers = [spec if id(spec) in ws._given else spec.id for spec in ws._pinned]
+    # The same servers as ``ws`` chooses (``twin_servers``: its executables judged alike).
     # The same class as ``ws`` (no import of it here: it imports this module).
     twin = type(ws)(
         twin_root,
-        servers=servers,
-        registry=ws._base_registry,
+        servers=ws.server_choice.twin_servers(),
+        registry=ws.server_choice.base_registry,
         timeout=ws.timeout,
         max_open_files=ws.max_open_files,
-        connect=ws._connect,
+        connect=ws.server_choice.connect,
         trust=ws.trusted,
         on_untrusted=lambda _notice: None,
         config_root=ws.config_root,

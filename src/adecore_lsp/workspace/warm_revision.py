@@ -23,7 +23,8 @@ from .delta import split
 from .model import DiagnosticsReport
 
 if TYPE_CHECKING:
-    from .workspace import OpenFile, Workspace
+    from .open_files import OpenFile
+    from .workspace import Workspace
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -57,7 +58,7 @@ async def in_place(
     files = ws.root_files() if paths is None else ws.files_of(paths)
     after = await checking.files_diagnostics(ws, files, timeout)
     saved: dict[Path, OpenFile | None] = {
-        path: ws._open.get(ws.paths.uri(path)) for path in old_texts
+        path: ws.open_files.get(ws.paths.uri(path)) for path in old_texts
     }
     try:
         for path, text in old_texts.items():

@@ -1,8 +1,9 @@
 """``Workspace``: one folder of code, spoken about in people's units.
 
-It knows which servers to start for which files (the registry, the project's configuration,
-or the servers pinned), starts them lazily, one per (server, root), keeps the open files in
-step with the disk, and hands each call to a small module: :mod:`.checking` (diagnostics
+It knows which servers to start for which files and where (:mod:`.server_choice`: the
+registry, the project's configuration, or the servers pinned; one server per (server,
+root)), starts them lazily, keeps the open files in step with the disk (:mod:`.open_files`,
+:mod:`.disk_sync`), and hands each call to a small module: :mod:`.checking` (diagnostics
 known final, edits and their delta), :mod:`.navigation` (targets and what they name) and
 :mod:`.editing` (edit plans and their atomic apply). The last two are imported when first
 used, so that a command line that only checks files does not pay for them.
@@ -14,25 +15,19 @@ import asyncio
 import contextlib
 import functools
 import os
-import stat
-import time
 import warnings
-from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
-from ..errors import (
-    ServerNotFoundError,
-    WorkspaceClosedError,
-)
+from ..errors import ServerNotFoundError, WorkspaceClosedError
 from ..session import LspSession
-from ..types import Disposable, JSONObject
-from ..write_path import WriteSet, recover
+from ..types import Disposable
+from ..write_path import recover
 from . import asking, checking, disk_sync
-from .files import DiskState, Stamp, read_text, root_files, tree_stock
+from .edit_collection import EditCollection
+from .files import root_files
 from .model import (
     AppliedPlan,
     DiagnosticsDelta,
@@ -45,21 +40,15 @@ from .model import (
     ServerStatus,
     Symbol,
 )
-from .notebooks import (
-    NotebookView,
-    close_in,
-    is_notebook,
-    open_in,
-    say_saved,
-    takes_language,
-    view_of,
-)
+from .notebooks import NotebookView, is_notebook
+from .open_files import OpenFiles
 from .processes import Connect
 from .registry import Registry, ServerSpec
-from .servers import REFUSED_EDIT, ServerHandle, Signal
+from .server_choice import ServerChoice
+from .servers import ServerHandle, Signal
 from .tracing import Trace
-from .trust import ADVICE, is_trusted
-from .units import Paths, Texts
+from .trust import is_trusted
+from .units import Paths
 
 __all__ = ["Workspace"]
 
@@ -78,7 +67,7 @@ def _when_open(
     """A method that a closed workspace refuses with :func:`closed_error`."""
 
     async def guarded(self: Workspace, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        if self._closed:
+        if self.server_choice.closed:
             raise closed_error()
         return await method(self, *args, **kwargs)
 
@@ -88,33 +77,6 @@ def _when_open(
 
 Target = str | Location
 """A target: ``path:LINE[:COL]``, ``path#Name/path[k]``, a bare name, or a Location."""
-
-
-WHICH_FOR = 2.0
-"""Seconds a server's executable, once looked up, is taken as known."""
-
-_USED: ContextVar[set[ServerHandle] | None] = ContextVar("adecore_lsp_used", default=None)
-"""The servers the running command asked for (see :meth:`Workspace.tracking`)."""
-
-
-@dataclass
-class _Collector:
-    """A plan being made with these servers, and the edits they sent meanwhile."""
-
-    handles: list[ServerHandle]
-    edits: list[tuple[Any, str]]
-
-
-@dataclass
-class OpenFile:
-    """A file the workspace has open: its text, what the disk was, whether it is unsaved."""
-
-    path: Path
-    text: str
-    disk: DiskState | None
-    unsaved: bool = False
-    read_at: float = field(default_factory=time.time)
-    """When ``text`` was read (the wall clock, as ``st_ctime`` is)."""
 
 
 class Workspace:
@@ -161,24 +123,18 @@ class Workspace:
         # .venv) are never looked in.
         self.config_root = self.root if config_root is None else Path(config_root).resolve()
         self.trusted = is_trusted(self.config_root, trust)
-        base = registry if registry is not None else Registry.default()
-        self._base_registry = base
-        self.registry, project_servers, ignored = base.project(
-            self.config_root, trusted=self.trusted
+        self.server_choice = ServerChoice(
+            self.paths,
+            self.config_root,
+            registry if registry is not None else Registry.default(),
+            servers,
+            trusted=self.trusted,
+            connect=connect,
+            make_handle=self._new_handle,
         )
-        self._pinned: list[ServerSpec] | None = None
-        self._given: set[int] = set()
-        """The specs the caller made itself (``ServerSpec`` objects): started as given."""
-        chosen = servers if servers is not None else project_servers
-        if chosen is not None:
-            self._pinned = []
-            for spec in chosen:
-                if isinstance(spec, ServerSpec):
-                    self._given.add(id(spec))
-                    self._pinned.append(spec)
-                else:
-                    self._pinned.append(self.registry.get(spec))
-        self.untrusted_notice = None if self.trusted else self._notice(ignored)
+        """Which servers take a file, where each runs, and the handles made so far."""
+        self.registry = self.server_choice.registry
+        self.untrusted_notice = None if self.trusted else self.server_choice.notice()
         if self.untrusted_notice is not None:
             if on_untrusted is not None:
                 on_untrusted(self.untrusted_notice)
@@ -191,59 +147,25 @@ class Workspace:
         self.long_lived = long_lived
         self._trace = Trace(trace) if trace is not None else None
         self.changed = Signal()
-        self._handles: dict[tuple[str, Path], ServerHandle] = {}
-        self._roots: dict[tuple[str, str], Path] = {}
-        self._open: dict[str, OpenFile] = {}
-        self._notebooks: dict[str, NotebookView] = {}
-        """The open notebooks by URI, as their servers have them."""
+        self.open_files = OpenFiles(self.paths, self.server_choice)
+        """The open files, their texts, and the servers' copies of them."""
+        self.texts = self.open_files.texts
         self._notebooks_in_root: bool | None = None
-        self._cell_texts: dict[str, str] = {}
-        self._notebook_parts: dict[str, NotebookView] = {}
-        """Each open notebook by the URIs of its cells and of its joined document."""
-        """The text behind each cell URI and joined-document URI of an open notebook."""
-        self.texts = Texts(self._current_text)
-        self._closed = False
         self._progress_listeners: list[Callable[[str, Any], object]] = []
-        self._collectors: list[_Collector] = []
-        self._which: dict[int, tuple[str | None, float]] = {}
-        self._tree: dict[str, Stamp] | None = None
-        self._tree_at = 0.0
-
-    def _notice(self, ignored: list[str]) -> str | None:
-        """What an untrusted root ignored, in one message with the advice; ``None`` if
-        nothing was."""
-        specs = self._pinned if self._pinned is not None else list(self.registry)
-        programs = [
-            found
-            for spec in specs
-            if id(spec) not in self._given
-            and (found := self.registry.inside_root(spec, self.config_root)) is not None
-        ]
-        items = [*ignored, *dict.fromkeys(programs)]
-        if not items:
-            return None
-        return (
-            f"{self.root} is not trusted, so adecore-lsp ignored what it names: "
-            f"{', '.join(items)}; {ADVICE}"
-        )
+        self._edits = EditCollection()
+        self.tree = disk_sync.TreeStock(self.root)
+        """The root's files as last looked at, for the servers that watch files."""
 
     def which(self, spec: ServerSpec) -> str | None:
         """The executable of ``spec`` here: inside the root only when the root is trusted
         or the caller made the spec itself. Looked up again after ``WHICH_FOR`` seconds (a
         check of many files asks for each; a server installed meanwhile is still found)."""
-        now = time.monotonic()
-        known = self._which.get(id(spec))
-        if known is not None and now - known[1] < WHICH_FOR:
-            return known[0]
-        trusted = self.trusted or id(spec) in self._given
-        found = self.registry.which(spec, self.config_root, trusted=trusted)
-        self._which[id(spec)] = (found, now)
-        return found
+        return self.server_choice.which(spec)
 
     @property
     def closed(self) -> bool:
         """Whether :meth:`aclose` was called (a closed workspace starts nothing again)."""
-        return self._closed
+        return self.server_choice.closed
 
     def watch_tree(self) -> None:
         """Take stock of the root's files (the first time), so that :meth:`sync_disk` sees
@@ -251,10 +173,7 @@ class Workspace:
         them, and restarting a server that watches none when files were created or deleted
         under its root. The next ``sync_disk`` looks at once. A workspace kept between
         commands (the daemon's) calls it before each command."""
-        if self._tree is None:
-            self._tree = self._scan()
-        # The next sync_disk looks at once, however recent the last look was.
-        self._tree_at = float("-inf")
+        self.tree.watch()
 
     def on_progress(self, listener: Callable[[str, Any], object]) -> Disposable:
         """Hear every server's ``$/progress``: ``listener(server_id, params)``."""
@@ -274,10 +193,10 @@ class Workspace:
 
     async def aclose(self) -> None:
         """Shut every server down; shielded, so an interrupted program still ends them."""
-        if self._closed:
+        if self.server_choice.closed:
             return
-        self._closed = True
-        handles = list(self._handles.values())
+        self.server_choice.closed = True
+        handles = self.server_choice.started()
         cancelled = False
         if handles:
             stopping = asyncio.gather(
@@ -304,48 +223,17 @@ class Workspace:
         Raises:
             ServerNotFoundError: the registry knows servers for the file but none is installed.
         """
-        if self._pinned is not None:
-            return [spec for spec in self._pinned if spec.language_id(path) is not None]
-        # As Registry.for_path: installed servers first, each group in preference order
-        # (with this workspace's cached lookups: a check asks for every file).
-        taking = self.registry.taking(path.name)
-        candidates = [s for s in taking if self.which(s)] + [s for s in taking if not self.which(s)]
-        if not candidates:
-            return []
-        first = candidates[0]
-        if self._connect is None and self.which(first) is None:
-            inside = None if self.trusted else self.registry.inside_root(first, self.config_root)
-            detail = f"it would check {path.name}"
-            if inside is not None:
-                detail = f"only {inside} has it, inside a root that is not trusted; {ADVICE}"
-            raise ServerNotFoundError(first.id, first.install, detail)
-        return [first]
+        return self.server_choice.specs_for(path)
 
     def takes(self, path: Path) -> bool:
         """Whether an installed server of this workspace takes ``path`` (with ``connect``,
         any server of it: none need be installed)."""
-        try:
-            specs = self.specs_for(path)
-        except ServerNotFoundError:
-            return False
-        if self._connect is not None:
-            return bool(specs)
-        return any(self.which(spec) is not None for spec in specs)
+        return self.server_choice.takes(path)
 
     def missing_server(self, path: Path) -> ServerNotFoundError | None:
         """Why no installed server takes ``path`` when one that is not installed would:
         its id and install hint; ``None`` when no server would take it at all."""
-        try:
-            specs = self.specs_for(path)
-        except ServerNotFoundError as error:
-            return error
-        for spec in specs:
-            if self.which(spec) is None:
-                try:
-                    self.registry.require(spec, self.config_root, trusted=self.trusted)
-                except ServerNotFoundError as error:
-                    return error
-        return None
+        return self.server_choice.missing_server(path)
 
     def handles_for(self, path: Path) -> list[ServerHandle]:
         """The server handles for ``path`` (made, not started).
@@ -353,13 +241,7 @@ class Workspace:
         Raises:
             LspError: the workspace is closed: it starts nothing.
         """
-        if self._closed:
-            raise closed_error()
-        handles = self._handles_for(path)
-        used = _USED.get()
-        if used is not None:
-            used.update(handles)
-        return handles
+        return self.server_choice.handles_for(path)
 
     @contextlib.contextmanager
     def tracking(self) -> Iterator[None]:
@@ -367,74 +249,39 @@ class Workspace:
         block asked for, not every server this workspace has started: a command run on a
         warm workspace (the daemon's) speaks of the servers it would have started in a
         workspace of its own."""
-        token = _USED.set(set())
-        try:
+        with self.server_choice.tracking():
             yield
-        finally:
-            _USED.reset(token)
 
     def used(self) -> list[ServerHandle]:
         """The servers asked for within :meth:`tracking` (every one started outside it), in
         the order they were made."""
-        used = _USED.get()
-        handles = self.started()
-        return handles if used is None else [handle for handle in handles if handle in used]
+        return self.server_choice.used()
 
-    def _handles_for(self, path: Path) -> list[ServerHandle]:
-        handles = []
-        for spec in self.specs_for(path):
-            root = self._server_root(spec, path)
-            key = (spec.id, root)
-            handle = self._handles.get(key)
-            if handle is None:
-                executable = (
-                    spec.command[0]
-                    if self._connect is not None
-                    else self.registry.require(
-                        spec, self.config_root, trusted=self.trusted or id(spec) in self._given
-                    )
-                )
-                handle = ServerHandle(
-                    spec,
-                    root,
-                    executable,
-                    timeout=self.timeout,
-                    max_restarts=self.max_restarts,
-                    trace=self._trace,
-                    changed=self.changed,
-                    progress=self._progress_listeners,
-                    connect=self._connect,
-                    on_apply_edit=self._server_edit,
-                    on_registered=self._registered,
-                    notebooks_in_root=self._has_notebooks,
-                )
-                self._handles[key] = handle
-            handles.append(handle)
-        return handles
+    def _new_handle(self, spec: ServerSpec, root: Path, executable: str) -> ServerHandle:
+        """The handle of ``spec``'s server for ``root`` (not started), reporting to this
+        workspace: its progress, the edits it sends, what it registers."""
+        return ServerHandle(
+            spec,
+            root,
+            executable,
+            timeout=self.timeout,
+            max_restarts=self.max_restarts,
+            trace=self._trace,
+            changed=self.changed,
+            progress=self._progress_listeners,
+            connect=self._connect,
+            on_apply_edit=self._edits.answer,
+            on_registered=self._registered,
+            notebooks_in_root=self._has_notebooks,
+        )
 
     def _has_notebooks(self) -> bool:
         """Whether the root holds a notebook (looked for once)."""
         if self._notebooks_in_root is None:
-            self._notebooks_in_root = bool(self._notebooks or root_files(self.root, is_notebook))
+            self._notebooks_in_root = self.open_files.has_notebooks or bool(
+                root_files(self.root, is_notebook)
+            )
         return self._notebooks_in_root
-
-    def _server_root(self, spec: ServerSpec, path: Path) -> Path:
-        """The nearest folder from ``path`` up to the root holding one of the spec's root
-        markers; the workspace's root without one. Remembered per folder for the
-        workspace's life (a marker made later does not split a running server's root)."""
-        key = (spec.id, os.path.dirname(path))
-        known = self._roots.get(key)
-        if known is None:
-            known = self._roots[key] = self._find_server_root(spec, path)
-        return known
-
-    def _find_server_root(self, spec: ServerSpec, path: Path) -> Path:
-        folder = path.parent
-        if not spec.root_markers or folder == self.root or self.root not in folder.parents:
-            return self.root
-        if any((folder / marker).exists() for marker in spec.root_markers):
-            return folder
-        return self._server_root(spec, folder)  # the parent's answer, remembered for it
 
     @_when_open
     async def session_for(self, path: str | os.PathLike[str]) -> LspSession:
@@ -452,35 +299,27 @@ class Workspace:
         """Every server this workspace has started: id, pid, state, restarts, memory, uptime."""
         return [
             handle.status()
-            for handle in self._handles.values()
+            for handle in self.server_choice.handles
             if handle.state != "stopped" or handle.restarts
         ]
 
     @_when_open
     async def restart(self, server: str | None = None) -> list[ServerStatus]:
         """Restart one server (by id) or every one, documents re-opened."""
-        handles = [h for h in self._handles.values() if server is None or h.spec.id == server]
+        made = self.server_choice.started()
+        handles = [h for h in made if server is None or h.spec.id == server]
         if server is not None and not handles:
-            started = sorted({h.spec.id for h in self._handles.values()})
+            started = sorted({h.spec.id for h in made})
             raise ValueError(f"no server {server!r} has been started here; started: {started}")
         await asyncio.gather(*(handle.restart() for handle in handles))
         return [handle.status() for handle in handles]
 
     # -- files ---------------------------------------------------------------------------
 
-    def _current_text(self, uri: str) -> str | None:
-        known = self._open.get(uri)
-        if known is None:
-            return self._cell_texts.get(uri)
-        return known.text
-
     def notebook(self, path_or_uri: str | os.PathLike[str]) -> NotebookView | None:
         """The open notebook at a path or URI (of the notebook, one of its cells, or its
         joined document), else ``None``."""
-        if isinstance(path_or_uri, str) and ":" in path_or_uri[:30]:
-            found = self._notebooks.get(path_or_uri)
-            return found if found is not None else self._notebook_parts.get(path_or_uri)
-        return self._notebooks.get(self.paths.uri(self.paths.absolute(path_or_uri)))
+        return self.open_files.notebook(path_or_uri)
 
     def file(self, path: str | os.PathLike[str]) -> Path:
         """The absolute path of an existing file.
@@ -488,110 +327,36 @@ class Workspace:
         Raises:
             ValueError: a path that is not a file, naming it.
         """
-        full = self.paths.absolute(path)
-        if not full.is_file():
-            raise ValueError(f"{self.paths.relative(full)} is not a file (the root is {self.root})")
-        return full
+        return self.open_files.file(path)
 
     @_when_open
     async def open(self, path: str | os.PathLike[str]) -> list[ServerHandle]:
         """Open ``path`` in every server that takes it; the handles that have it."""
-        full = self.paths.absolute(path)
-        uri = self.paths.uri(full)
-        known = self._open.get(uri)
-        if known is None:
-            disk = DiskState.of_file(full)
-            if disk is None:
-                self.file(full)  # raises, naming the path
-            known = OpenFile(full, read_text(full), disk)
-            self._open[uri] = known
-        else:
-            self.file(full)
-        return await self._send(full, uri, known.text)
-
-    async def _send(self, full: Path, uri: str, text: str) -> list[ServerHandle]:
-        handles = self.handles_for(full)
-        view = None
-        if is_notebook(full):
-            view = self._notebooks.get(uri)
-            if view is None or view.notebook.text != text:
-                view = view_of(full, uri, text)  # InvalidNotebookError: the file's own error
-                self._forget_cells(uri)
-                self._notebooks[uri] = view
-                self._cell_texts.update(view.texts())
-                self._notebook_parts.update(dict.fromkeys(view.texts(), view))
-            # A notebook is of its kernel's language: an R notebook is no Python server's.
-            handles = [h for h in handles if takes_language(h.spec, view.notebook.language)]
-        # Running servers need no wait (a check opens a thousand files in a row).
-        ready = [live for handle in handles if (live := handle.ready_session()) is not None]
-        sessions = (
-            ready
-            if len(ready) == len(handles)
-            else await asyncio.gather(*(handle.session() for handle in handles))
-        )
-        for handle, session in zip(handles, sessions, strict=False):
-            if view is not None:
-                open_in(handle, session, view)
-                continue
-            language_id = handle.spec.language_id(full) or "plaintext"
-            handle.open(session, uri, language_id, text)
-        self.texts.forget(uri)
-        return handles
+        return await self.open_files.open(path)
 
     @_when_open
     async def update(self, path: str | os.PathLike[str], text: str) -> None:
         """Give the servers a new, unsaved text of ``path`` (the disk is left alone)."""
-        full = self.paths.absolute(path)
-        uri = self.paths.uri(full)
-        self._open[uri] = OpenFile(full, text, DiskState.of(full), unsaved=True)
-        await self._send(full, uri, text)
+        await self.open_files.update(path, text)
 
     async def close(self, path: str | os.PathLike[str]) -> None:
         """Close ``path`` in every server that has it open (after ``aclose``: nothing)."""
-        if self._closed:
+        if self.server_choice.closed:
             return
-        full = self.paths.absolute(path)
-        uri = self.paths.uri(full)
-        self._open.pop(uri, None)
-        self.texts.forget(uri)
-        self._forget_cells(uri)
-        for handle in self._handles.values():
-            if uri in handle.documents:
-                handle.close(uri)
-            if uri in handle.notebooks:
-                close_in(handle, uri)
-
-    def _forget_cells(self, uri: str) -> None:
-        """Forget an open notebook's cell and joined texts (it changed or closed)."""
-        view = self._notebooks.pop(uri, None)
-        if view is not None:
-            for known in view.texts():
-                self._cell_texts.pop(known, None)
-                self._notebook_parts.pop(known, None)
-                self.texts.forget(known)
+        self.open_files.close(path)
 
     @_when_open
     async def write(self, path: Path, text: str) -> None:
         """Write ``text`` to ``path`` through the write path (inside the root, atomic) and
         send it to the servers that take it."""
-        writes = WriteSet(self.root, name=self.paths.relative)
-        writes.write(path, text.encode("utf-8"))
-        writes.commit()
-        await self.adopt(path, text)
+        await self.open_files.write(path, text)
         self.announce([(path, 2)])
 
     @_when_open
     async def adopt(self, path: Path, text: str) -> None:
         """Take ``text`` as what ``path`` now holds on disk, and send it to its servers (a
         notebook's servers that ask for saves hear that it was saved)."""
-        uri = self.paths.uri(path)
-        self._open[uri] = OpenFile(path, text, DiskState.of(path))
-        handles = await self._send(path, uri, text)
-        view = self._notebooks.get(uri)
-        if view is not None:
-            for handle in handles:
-                if handle.live is not None:
-                    say_saved(handle, handle.live, view)
+        await self.open_files.adopt(path, text)
 
     @_when_open
     async def sync_disk(self) -> None:
@@ -602,12 +367,8 @@ class Workspace:
     def _registered(self, method: str) -> None:
         """A server registered ``method``: when it first watches files, the root's files are
         taken stock of, so that what changes after is told."""
-        if method == disk_sync.WATCHED and self._tree is None and self.long_lived:
-            self._tree = self._scan()
-            self._tree_at = time.monotonic()
-
-    def _scan(self) -> dict[str, Stamp]:
-        return tree_stock(self.root)
+        if method == disk_sync.WATCHED and self.long_lived:
+            self.tree.start()
 
     def announce(self, changes: Sequence[tuple[Path, int]]) -> list[ServerHandle]:
         """Tell each server whose file watchers want them of the files this workspace saw
@@ -624,28 +385,7 @@ class Workspace:
             ServerNotFoundError: a folder whose files only a server that is not installed
                 would take.
         """
-        found: dict[Path, None] = {}
-        for given in paths:
-            full = self.paths.absolute(given)
-            try:
-                mode = os.stat(full).st_mode  # one stat answers both questions
-            except (OSError, ValueError):
-                mode = 0
-            if stat.S_ISDIR(mode):
-                if full != self.root and self.root not in full.parents:
-                    raise ValueError(
-                        f"{given} is a folder outside the root {self.root} (give --root "
-                        "to check it there)"
-                    )
-                found.update(dict.fromkeys(self.root_files(full)))
-            elif stat.S_ISREG(mode):
-                found[full] = None  # outside the root too: it keeps its absolute path
-            else:
-                raise ValueError(
-                    f"{self.paths.relative(full)} is not a file or a folder "
-                    f"(the root is {self.root})"
-                )
-        return list(found)
+        return self.server_choice.files_of(paths)
 
     def root_files(self, under: Path | None = None) -> list[Path]:
         """The root's files (those in the folder ``under``, when given) that an installed
@@ -655,22 +395,7 @@ class Workspace:
             ServerNotFoundError: there are none, but the root has files that a server of
                 this workspace would take if it were installed (never an empty "clean").
         """
-        files = root_files(self.root, self.takes, under)
-        if not files:
-            for path in root_files(self.root, self._would_take, under):
-                for spec in self._pinned or self.registry.for_path(
-                    str(path), self.config_root, trusted=self.trusted
-                ):
-                    if spec.language_id(str(path)) is not None:
-                        raise ServerNotFoundError(
-                            spec.id, spec.install, f"it would check {self.paths.relative(path)}"
-                        )
-        return files
-
-    def _would_take(self, path: Path) -> bool:
-        if self._pinned is not None:
-            return any(spec.language_id(str(path)) is not None for spec in self._pinned)
-        return bool(self.registry.for_path(str(path), self.config_root, trusted=self.trusted))
+        return self.server_choice.root_files(under)
 
     # -- readiness -----------------------------------------------------------------------
 
@@ -881,27 +606,9 @@ class Workspace:
         """While a rename, format or fix is made: the ``workspace/applyEdit``\\ s that
         ``handles``' servers send join the list (``(edit, position encoding)``), answered
         ``applied: true``; they are written if and when the plan is applied."""
-        collector = _Collector(list(handles), [])
-        self._collectors.append(collector)
-        try:
-            yield collector.edits
-        finally:
-            self._collectors.remove(collector)
-
-    def _server_edit(self, handle: ServerHandle, params: Any) -> JSONObject:
-        """The answer to a server's ``workspace/applyEdit``: joined to the plan being made
-        with that server, else refused."""
-        for collector in reversed(self._collectors):
-            if handle in collector.handles:
-                edit = params.get("edit") if isinstance(params, Mapping) else None
-                if not isinstance(edit, Mapping):
-                    return {"applied": False, "failureReason": "the request has no edit"}
-                session = handle.live
-                encoding = (session.position_encoding if session else None) or "utf-16"
-                collector.edits.append((edit, encoding))
-                return {"applied": True}
-        return {"applied": False, "failureReason": REFUSED_EDIT}
+        with self._edits.collecting(handles) as edits:
+            yield edits
 
     def started(self) -> list[ServerHandle]:
         """The handles of every server made so far, in the order they were made."""
-        return list(self._handles.values())
+        return self.server_choice.started()

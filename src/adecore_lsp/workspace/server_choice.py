@@ -1,0 +1,312 @@
+"""Which servers take a file, from where each runs, and the handles made so far.
+
+:class:`ServerChoice` holds what a workspace decided about its servers: the registry as the
+project configures it, the servers pinned (by the caller or the project), each server's
+executable (looked up again after :data:`WHICH_FOR` seconds), the root each server runs
+from for a file, and the table of handles, one per (server id, server root), made on first
+use and kept for the workspace's life. :meth:`ServerChoice.root_for` is the one place that
+decides a server's root; everything else asks it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import time
+from collections.abc import Callable, Iterator, Sequence, ValuesView
+from contextvars import ContextVar
+from pathlib import Path
+
+from ..errors import ServerNotFoundError, WorkspaceClosedError
+from .files import root_files
+from .processes import Connect
+from .registry import Registry, ServerSpec
+from .servers import ServerHandle
+from .trust import ADVICE
+from .units import Paths
+
+# Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
+__all__: list[str] = []
+
+WHICH_FOR = 2.0
+"""Seconds a server's executable, once looked up, is taken as known."""
+
+_USED: ContextVar[set[ServerHandle] | None] = ContextVar("adecore_lsp_used", default=None)
+"""The servers the running command asked for (see :meth:`ServerChoice.tracking`)."""
+
+HandleMaker = Callable[[ServerSpec, Path, str], ServerHandle]
+"""Makes the handle of a spec for a server root, with its executable (not started)."""
+
+
+class ServerChoice:
+    """The servers of one workspace: which take a file, where each runs, their handles.
+
+    ``servers`` pins them (ids or specs; ``None``: the project's list, else the registry's
+    first installed server for each file). ``make_handle`` makes a handle the first time a
+    (server, root) is asked for; the workspace gives it what a running server reports to.
+    """
+
+    def __init__(
+        self,
+        paths: Paths,
+        config_root: Path,
+        base: Registry,
+        servers: Sequence[str | ServerSpec] | None,
+        *,
+        trusted: bool,
+        connect: Connect | None,
+        make_handle: HandleMaker,
+    ) -> None:
+        self.paths = paths
+        self.root = paths.root
+        self.config_root = config_root
+        self.base_registry = base
+        self.trusted = trusted
+        self.connect = connect
+        self._make_handle = make_handle
+        self.registry, project_servers, self.ignored = base.project(config_root, trusted=trusted)
+        """The registry with the project's configuration; what an untrusted root ignored."""
+        self.pinned: list[ServerSpec] | None = None
+        self._given: set[int] = set()
+        """The specs the caller made itself (``ServerSpec`` objects): started as given."""
+        chosen = servers if servers is not None else project_servers
+        if chosen is not None:
+            self.pinned = []
+            for spec in chosen:
+                if isinstance(spec, ServerSpec):
+                    self._given.add(id(spec))
+                    self.pinned.append(spec)
+                else:
+                    self.pinned.append(self.registry.get(spec))
+        self.closed = False
+        """Set when the workspace closes: no handle is made after that."""
+        self._handles: dict[tuple[str, Path], ServerHandle] = {}
+        self._roots: dict[tuple[str, str], Path] = {}
+        self._which: dict[int, tuple[str | None, float]] = {}
+
+    def notice(self) -> str | None:
+        """What an untrusted root ignored, in one message with the advice; ``None`` if
+        nothing was."""
+        specs = self.pinned if self.pinned is not None else list(self.registry)
+        programs = [
+            found
+            for spec in specs
+            if id(spec) not in self._given
+            and (found := self.registry.inside_root(spec, self.config_root)) is not None
+        ]
+        items = [*self.ignored, *dict.fromkeys(programs)]
+        if not items:
+            return None
+        return (
+            f"{self.root} is not trusted, so adecore-lsp ignored what it names: "
+            f"{', '.join(items)}; {ADVICE}"
+        )
+
+    def twin_servers(self) -> list[str | ServerSpec] | None:
+        """The ``servers`` argument of a workspace that chooses as this one does: the specs
+        the caller made itself as they are (started as given), the others by id (so that
+        their executables are judged as here, inside an untrusted root too)."""
+        if self.pinned is None:
+            return None
+        return [spec if id(spec) in self._given else spec.id for spec in self.pinned]
+
+    # -- executables and specs ------------------------------------------------------------
+
+    def which(self, spec: ServerSpec) -> str | None:
+        """``Workspace.which``: the executable of ``spec`` here, looked up again after
+        ``WHICH_FOR`` seconds."""
+        now = time.monotonic()
+        known = self._which.get(id(spec))
+        if known is not None and now - known[1] < WHICH_FOR:
+            return known[0]
+        trusted = self.trusted or id(spec) in self._given
+        found = self.registry.which(spec, self.config_root, trusted=trusted)
+        self._which[id(spec)] = (found, now)
+        return found
+
+    def specs_for(self, path: Path) -> list[ServerSpec]:
+        """``Workspace.specs_for``: the servers that take ``path``, in order.
+
+        Raises:
+            ServerNotFoundError: the registry knows servers for the file but none is installed.
+        """
+        if self.pinned is not None:
+            return [spec for spec in self.pinned if spec.language_id(path) is not None]
+        # As Registry.for_path: installed servers first, each group in preference order
+        # (with this workspace's cached lookups: a check asks for every file).
+        taking = self.registry.taking(path.name)
+        candidates = [s for s in taking if self.which(s)] + [s for s in taking if not self.which(s)]
+        if not candidates:
+            return []
+        first = candidates[0]
+        if self.connect is None and self.which(first) is None:
+            inside = None if self.trusted else self.registry.inside_root(first, self.config_root)
+            detail = f"it would check {path.name}"
+            if inside is not None:
+                detail = f"only {inside} has it, inside a root that is not trusted; {ADVICE}"
+            raise ServerNotFoundError(first.id, first.install, detail)
+        return [first]
+
+    def takes(self, path: Path) -> bool:
+        """``Workspace.takes``: whether an installed server of this workspace takes ``path``."""
+        try:
+            specs = self.specs_for(path)
+        except ServerNotFoundError:
+            return False
+        if self.connect is not None:
+            return bool(specs)
+        return any(self.which(spec) is not None for spec in specs)
+
+    def missing_server(self, path: Path) -> ServerNotFoundError | None:
+        """``Workspace.missing_server``: why no installed server takes ``path``."""
+        try:
+            specs = self.specs_for(path)
+        except ServerNotFoundError as error:
+            return error
+        for spec in specs:
+            if self.which(spec) is None:
+                try:
+                    self.registry.require(spec, self.config_root, trusted=self.trusted)
+                except ServerNotFoundError as error:
+                    return error
+        return None
+
+    def would_take(self, path: Path) -> bool:
+        """Whether a server of this workspace would take ``path`` if it were installed."""
+        if self.pinned is not None:
+            return any(spec.language_id(str(path)) is not None for spec in self.pinned)
+        return bool(self.registry.for_path(str(path), self.config_root, trusted=self.trusted))
+
+    # -- the files servers take -------------------------------------------------------------
+
+    def files_of(self, paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
+        """``Workspace.files_of``: the files ``paths`` name, each once, in order.
+
+        Raises:
+            ValueError: a path that does not exist, or a folder outside the root, naming it.
+            ServerNotFoundError: a folder whose files only a server that is not installed
+                would take.
+        """
+        found: dict[Path, None] = {}
+        for given in paths:
+            full = self.paths.absolute(given)
+            try:
+                mode = os.stat(full).st_mode  # one stat answers both questions
+            except (OSError, ValueError):
+                mode = 0
+            if stat.S_ISDIR(mode):
+                if full != self.root and self.root not in full.parents:
+                    raise ValueError(
+                        f"{given} is a folder outside the root {self.root} (give --root "
+                        "to check it there)"
+                    )
+                found.update(dict.fromkeys(self.root_files(full)))
+            elif stat.S_ISREG(mode):
+                found[full] = None  # outside the root too: it keeps its absolute path
+            else:
+                raise ValueError(
+                    f"{self.paths.relative(full)} is not a file or a folder "
+                    f"(the root is {self.root})"
+                )
+        return list(found)
+
+    def root_files(self, under: Path | None = None) -> list[Path]:
+        """``Workspace.root_files``: the root's files (in ``under``) an installed server takes.
+
+        Raises:
+            ServerNotFoundError: there are none, but the root has files that a server of
+                this workspace would take if it were installed (never an empty "clean").
+        """
+        files = root_files(self.root, self.takes, under)
+        if not files:
+            for path in root_files(self.root, self.would_take, under):
+                for spec in self.pinned or self.registry.for_path(
+                    str(path), self.config_root, trusted=self.trusted
+                ):
+                    if spec.language_id(str(path)) is not None:
+                        raise ServerNotFoundError(
+                            spec.id, spec.install, f"it would check {self.paths.relative(path)}"
+                        )
+        return files
+
+    # -- handles ----------------------------------------------------------------------------
+
+    def handles_for(self, path: Path) -> list[ServerHandle]:
+        """``Workspace.handles_for``: the server handles for ``path`` (made, not started).
+
+        Raises:
+            LspError: the workspace is closed: it starts nothing.
+        """
+        if self.closed:
+            raise WorkspaceClosedError()
+        handles = []
+        for spec in self.specs_for(path):
+            root = self.root_for(spec, path)
+            key = (spec.id, root)
+            handle = self._handles.get(key)
+            if handle is None:
+                executable = (
+                    spec.command[0]
+                    if self.connect is not None
+                    else self.registry.require(
+                        spec, self.config_root, trusted=self.trusted or id(spec) in self._given
+                    )
+                )
+                handle = self._handles[key] = self._make_handle(spec, root, executable)
+            handles.append(handle)
+        used = _USED.get()
+        if used is not None:
+            used.update(handles)
+        return handles
+
+    @property
+    def handles(self) -> ValuesView[ServerHandle]:
+        """Every handle made so far, in the order they were made (a live view, no copy)."""
+        return self._handles.values()
+
+    def started(self) -> list[ServerHandle]:
+        """``Workspace.started``: the handles of every server made so far, in order."""
+        return list(self._handles.values())
+
+    @contextlib.contextmanager
+    def tracking(self) -> Iterator[None]:
+        """``Workspace.tracking``: within the block, :meth:`used` names the servers the block
+        asked for."""
+        token = _USED.set(set())
+        try:
+            yield
+        finally:
+            _USED.reset(token)
+
+    def used(self) -> list[ServerHandle]:
+        """``Workspace.used``: the servers asked for within :meth:`tracking` (every one
+        started outside it), in the order they were made."""
+        used = _USED.get()
+        handles = self.started()
+        return handles if used is None else [handle for handle in handles if handle in used]
+
+    # -- server roots -----------------------------------------------------------------------
+
+    def root_for(self, spec: ServerSpec, path: Path) -> Path:
+        """The folder ``spec``'s server runs from for ``path``: one server runs per (server,
+        root). The nearest folder from ``path`` up to the workspace's root that holds one of
+        the spec's root markers; the workspace's root without one. Remembered per folder for
+        the workspace's life (a marker made later does not split a running server's root).
+
+        The one place that decides a server's root: handles, restarts after files came or
+        went, and the root a server is started with all follow what it answers.
+        """
+        key = (spec.id, os.path.dirname(path))
+        known = self._roots.get(key)
+        if known is None:
+            known = self._roots[key] = self._nearest_marked(spec, path)
+        return known
+
+    def _nearest_marked(self, spec: ServerSpec, path: Path) -> Path:
+        folder = path.parent
+        if not spec.root_markers or folder == self.root or self.root not in folder.parents:
+            return self.root
+        if any((folder / marker).exists() for marker in spec.root_markers):
+            return folder
+        return self.root_for(spec, folder)  # the parent's answer, remembered for it
