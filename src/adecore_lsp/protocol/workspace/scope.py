@@ -8,7 +8,6 @@ the caller gives) and answers, for an absolute path, whether it is covered.
 
 from __future__ import annotations
 
-import posixpath
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -115,10 +114,6 @@ def relative(path: str, root: str) -> str:
         return "."
     prefix = root.rstrip("/") + "/"
     return path[len(prefix) :] if path.startswith(prefix) else path
-
-
-def parent(path: str) -> str:
-    return posixpath.dirname(path)
 
 
 def folders_between(top: str, path: str) -> list[str]:

@@ -77,10 +77,9 @@ class TsMatcher:
         base = next((b for b in self.bases if below(path, b)), None)
         if base is None:
             return False
+        # (A folder that ``exclude`` matches excludes the file below it, tested above.)
         for folder in folders_between(base, path)[1:]:
             if self.folders is not None and not self.folders.match(folder):
-                return False
-            if self.excludes is not None and self.excludes.match(folder):
                 return False
         return any(regex.match(path) for regex in self.includes)
 
