@@ -141,6 +141,48 @@ def test_nothing_new_exits_0_in_every_format(repo: Path) -> None:
             assert json.loads(ran.out)["diagnostics"] == []
 
 
+OVERLOADS = (
+    "from typing import overload\n\n\n@overload\ndef pick(x: int, y: int) -> int: ...\n"
+    "@overload\ndef pick(x: str, y: str) -> str: ...\n"
+    "def pick(x: int | str, y: int | str) -> int | str:\n    return x\n\n\n"
+    "first = pick(1.5, 2)\nsecond = pick(2.5, 3)\n"
+)
+"""Two calls of an overloaded function with an argument of the wrong type: each an old "no
+overloads" error (reportCallIssue) with its argument's error (reportArgumentType) beside it."""
+
+
+def test_a_call_newly_short_of_an_argument_inside_its_old_error_is_new(repo: Path) -> None:
+    write(repo, {"overloads.py": OVERLOADS})
+    commit_all(repo, "overloads")
+    # basedpyright reports the call newly short of an argument as one "no overloads" error
+    # over the same call, on the same line, its message a line longer (the argument types).
+    (repo / "overloads.py").write_text(
+        OVERLOADS.replace("pick(1.5, 2)", "pick(1.5)"), encoding="utf-8"
+    )
+    new = (
+        'overloads.py:12:9: error: No overloads for "{name}" match the provided arguments '
+        "Argument types: (float) [basedpyright reportCallIssue]"
+    )
+    ran = run("check", "--new-since", "HEAD", "overloads.py", "--no-progress", cwd=repo)
+    assert ran.status == 1, ran
+    assert ran.out.splitlines() == [
+        new.format(name="pick"),
+        "1 new error, 0 new warnings (2 resolved) since HEAD",
+    ]
+    # Both of that call's old errors are resolved, the other call's stay old.
+    # Renamed as well: the other call's old errors, which now name the new name, stay old.
+    (repo / "overloads.py").write_text(
+        OVERLOADS.replace("pick(1.5, 2)", "pick(1.5)").replace("pick", "choose"),
+        encoding="utf-8",
+    )
+    renamed = run("check", "--new-since", "HEAD", "overloads.py", "--no-progress", cwd=repo)
+    assert renamed.status == 1, renamed
+    assert renamed.out.splitlines() == [
+        new.format(name="choose"),
+        "1 new error, 0 new warnings (2 resolved) since HEAD",
+    ]
+
+
 def test_paths_limit_both_sides_and_renames_are_followed(repo: Path) -> None:
     git(repo, "mv", "caller.py", "moved.py")
     ran = run("check", "--new-since", "HEAD", "moved.py", "--no-progress", cwd=repo)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adecore_lsp.protocol.workspace import changes
 from adecore_lsp.protocol.workspace.changes import Change, Finding, Split, split_findings
@@ -131,9 +135,10 @@ def test_the_closest_finding_before_is_taken_and_an_exact_one_goes_first() -> No
     before = [at(0, 0, 3, "same"), at(0, 8, 11, "same")]
     after = [at(0, 8, 11, "same"), at(0, 0, 3, "same")]
     assert split_findings(before, after, {}).matched == {0: 1, 1: 0}
-    # A look-alike with another message does not take a place an exact survivor needs.
-    before = [at(0, 0, 5, "b"), at(0, 0, 5, "a")]
-    after = [at(0, 0, 5, "a"), at(0, 0, 5, "c")]
+    # A look-alike with another message (another number) does not take a place an exact
+    # survivor needs.
+    before = [at(0, 0, 5, "size 2"), at(0, 0, 5, "size 1")]
+    after = [at(0, 0, 5, "size 1"), at(0, 0, 5, "size 3")]
     assert split_findings(before, after, {}).matched == {0: 1, 1: 0}
 
 
@@ -292,7 +297,9 @@ def test_replaced_lines_are_paired_by_likeness_only() -> None:
     assert split_findings(before, after, {"a.py": Change(old, new)}) == Split([1], [], {0: 0})
     # Lines alike in their letters but not their order are not the same line.
     assert split_findings(
-        [at(0, 0, 3, "m")], [at(0, 0, 3, "n")], {"a.py": Change("abc\n", "cba\n")}
+        [at(0, 0, 3, "abc is unknown")],
+        [at(0, 0, 3, "cba is unknown")],
+        {"a.py": Change("abc\n", "cba\n")},
     ) == Split([], [], {0: 0})
     # Too many lines to pair: the block is refined to characters as one.
     wide = changes.PAIR_LIMIT + 1
@@ -300,3 +307,141 @@ def test_replaced_lines_are_paired_by_likeness_only() -> None:
     assert split_findings(
         [at(0, 0, 3, "m")], [at(0, 0, 3, "m")], {"a.py": Change(many_old, "new\n")}
     ) == Split([], [], {0: 0})
+
+
+# basedpyright on an overloaded function: a call whose argument has the wrong type is a "no
+# overloads" error with the argument's error beside it; the same call newly short of an
+# argument is one "no overloads" error over the call, its message a line longer.
+OVERLOADS_HEAD = (
+    "from typing import overload\n\n\n@overload\ndef pick(x: int, y: int) -> int: ...\n"
+    "@overload\ndef pick(x: str, y: str) -> str: ...\n"
+    "def pick(x: int | str, y: int | str) -> int | str:\n    return x\n\n\n"
+)
+NO_OVERLOADS = 'No overloads for "{name}" match the provided arguments'
+ARGUMENT_TYPES = "\n\u00a0\u00a0Argument types: (float)"
+ARGUMENT = (
+    'Argument of type "float" cannot be assigned to parameter "x" of type "int" in function '
+    '"{name}"\n\u00a0\u00a0"float" is not assignable to "int"'
+)
+
+
+def call_error(line: int, column: int, end_column: int, message: str) -> Finding:
+    return at(line, column, end_column, message, code="reportCallIssue", source="basedpyright")
+
+
+def argument_error(line: int, column: int, end_column: int, name: str) -> Finding:
+    message = ARGUMENT.format(name=name)
+    return at(line, column, end_column, message, code="reportArgumentType", source="basedpyright")
+
+
+def test_a_call_newly_short_of_an_argument_inside_its_old_no_overloads_error_is_new() -> None:
+    old = OVERLOADS_HEAD + "value = pick(1.5, 2)\n"
+    new = OVERLOADS_HEAD + "value = pick(1.5)\n"
+    before = [
+        call_error(11, 8, 20, NO_OVERLOADS.format(name="pick")),
+        argument_error(11, 13, 16, "pick"),
+    ]
+    # The call's range carried through the change is the new one's exactly; only the
+    # message says what is new, in words the change did not write.
+    after = [call_error(11, 8, 17, NO_OVERLOADS.format(name="pick") + ARGUMENT_TYPES)]
+    edit = (offset_of(old, ", 2"), offset_of(old, ", 2") + 3, "")
+    for change in (Change(old, new), Change(old, new, [edit])):
+        assert split_findings(before, after, {"a.py": change}) == Split([0], [0, 1], {})
+    # Given the argument back, nothing is new: the message lost a line, the other error is
+    # back, and the change wrote nothing the messages name that they did not name before.
+    back = split_findings(after, before, {"a.py": Change(new, old)})
+    assert back.matched == {0: 0}
+    assert back.introduced == [1]
+
+
+def test_a_rename_with_a_call_newly_short_of_an_argument_introduces_that_call_alone() -> None:
+    old = OVERLOADS_HEAD + "first = pick(1.5, 2)\nsecond = pick(2.5, 3)\n"
+    new = (OVERLOADS_HEAD + "first = pick(1.5)\nsecond = pick(2.5, 3)\n").replace("pick", "choose")
+    before = [
+        call_error(11, 8, 20, NO_OVERLOADS.format(name="pick")),
+        argument_error(11, 13, 16, "pick"),
+        call_error(12, 9, 21, NO_OVERLOADS.format(name="pick")),
+        argument_error(12, 14, 17, "pick"),
+    ]
+    after = [
+        call_error(11, 8, 19, NO_OVERLOADS.format(name="choose") + ARGUMENT_TYPES),
+        call_error(12, 9, 23, NO_OVERLOADS.format(name="choose")),
+        argument_error(12, 16, 19, "choose"),
+    ]
+    split = split_findings(before, after, {"a.py": Change(old, new)})
+    assert split == Split([0], [0, 1], {1: 2, 2: 3})
+
+
+def test_words_a_change_wrote_in_another_file_explain_a_message() -> None:
+    # A class renamed in lib.py: a caller's unchanged line now names the new name.
+    lib = Change("class Old:\n    pass\n", "class New:\n    pass\n")
+    before = [at(3, 4, 10, 'Type "Old" is not assignable to "int"', path="caller.py")]
+    after = [at(3, 4, 10, 'Type "New" is not assignable to "int"', path="caller.py")]
+    assert split_findings(before, after, {"lib.py": lib}).matched == {0: 0}
+    # A word no change wrote is a new finding, also where nothing changed at all.
+    other = [at(3, 4, 10, 'Type "float" is not assignable to "int"', path="caller.py")]
+    assert split_findings(before, other, {"lib.py": lib}) == Split([0], [0], {})
+    assert split_findings(before, other, {}) == Split([0], [0], {})
+
+
+def test_the_closest_pair_wins_whatever_order_the_findings_came_in() -> None:
+    # A rename, and a new call of the same code inside the old one's range that starts where
+    # it starts (a receiver's call): the old finding stays with the one at its own range.
+    old = "value = make(1).pick(1.5, 2)\n"
+    new = old.replace("pick", "choose").replace("make(1)", "make()")
+    before = [call_error(0, 8, 28, NO_OVERLOADS.format(name="pick"))]
+    outer = call_error(0, 8, 30, NO_OVERLOADS.format(name="choose"))
+    inner = call_error(0, 8, 14, NO_OVERLOADS.format(name="make"))
+    change = {"a.py": Change(old, new)}
+    # The inner one first, as a check's order (line, column, end) puts it.
+    assert split_findings(before, [inner, outer], change) == Split([0], [], {1: 0})
+    assert split_findings(before, [outer, inner], change) == Split([1], [], {0: 0})
+
+
+MESSAGES = st.sampled_from(["m 1", "m 2", "name a", "name b"])
+FINDINGS = st.builds(
+    lambda line, column, width, message, severity: at(
+        line, column, column + width, message, severity=severity
+    ),
+    st.integers(0, 3),
+    st.integers(0, 12),
+    st.integers(0, 6),
+    MESSAGES,
+    st.sampled_from([ERROR, WARNING]),
+)
+TEXT = "".join(f"name_{n} = a + b  # {n}\n" for n in range(4))
+
+
+@given(st.lists(FINDINGS, max_size=8), st.lists(FINDINGS, max_size=8), st.booleans())
+def test_every_finding_is_introduced_matched_or_resolved_once(
+    before: list[Finding], after: list[Finding], changed: bool
+) -> None:
+    change = {"a.py": Change(TEXT, TEXT.replace("a + b", "b + a"))} if changed else {}
+    split = split_findings(before, after, change)
+    assert sorted([*split.introduced, *split.matched]) == list(range(len(after)))
+    assert len(set(split.matched.values())) == len(split.matched)
+    assert sorted([*split.resolved, *split.matched.values()]) == list(range(len(before)))
+    for number, old_number in split.matched.items():
+        assert before[old_number].severity >= after[number].severity
+
+
+@given(st.lists(FINDINGS, max_size=8), st.permutations(range(8)))
+def test_the_same_findings_in_any_order_are_all_old(
+    findings: list[Finding], order: list[int]
+) -> None:
+    shuffled = [findings[number] for number in order if number < len(findings)]
+    split = split_findings(findings, shuffled, {})
+    assert split.introduced == []
+    assert split.resolved == []
+
+
+@given(st.lists(FINDINGS, max_size=8), FINDINGS, st.booleans())
+def test_a_finding_in_words_no_one_wrote_is_introduced(
+    before: list[Finding], like: Finding, changed: bool
+) -> None:
+    # However it overlaps the findings before, a message with a word that none of them has
+    # and no change wrote is new.
+    change = {"a.py": Change(TEXT, TEXT.replace("a + b", "b + a"))} if changed else {}
+    fresh = replace(like, message=like.message + " unheard")
+    split = split_findings(before, [fresh], change)
+    assert split.introduced == [0]

@@ -5,12 +5,17 @@ the same path (as it is after the change), server, source and code, no lower a s
 and either
 
 - its range, carried through the change, still meets the new one's (overlaps or touches
-  it), or
+  it), and its message is the same or differs only by what the change wrote: every word
+  the new message has that the old one lacks is a number or a word of the text the change
+  put in (in any file), or
 - it sits on a line whose text is unchanged (leading and trailing blanks aside, so that a
   function moved into a class keeps its findings) and has the same message.
 
 Each finding before matches at most one after; every other finding after is
-**introduced** and every unmatched finding before is **resolved**.
+**introduced** and every unmatched finding before is **resolved**. So a rename keeps the
+error whose message now quotes the new name, while a call that newly lacks an argument
+inside an older "no overloads match" error of that call, reported as that error with a new
+line of argument types, is introduced.
 
 Carrying a range: the change is taken as the spans of characters that differ between the
 old and the new text. Given text edits, each edit is refined to the characters that differ
@@ -19,11 +24,12 @@ whose text survives keeps its place; given only the two texts, a line diff is re
 characters within the changed lines. A start inside a changed span goes to where the span's
 replacement begins, an end to where it ends.
 
-Matching runs in three passes, each over the findings after in order, each taking for a
-finding the closest free one before: a carried range that meets and the same message, then
-the same line text and message, then a carried range that meets with another message (a
-rename that changes the name the message quotes). So an exact survivor is never taken by a
-look-alike first.
+Matching runs in three passes: a carried range that meets and the same message, then the
+same line text and message, then a carried range that meets with a message that differs
+by what the change wrote (a rename that changes the name the message quotes). Each pass
+pairs the closest first, over all the findings it can pair (never in the order the findings
+came), so an exact survivor is never taken by a look-alike, and the answer does not depend
+on the order a server reported in.
 """
 
 from __future__ import annotations
@@ -39,6 +45,9 @@ from typing import Final
 __all__: list[str] = []
 
 _BREAK: Final = re.compile(r"\r\n|\r|\n")
+_WORD: Final = re.compile(r"[^\W\d]\w*")
+"""A word of a message or a text: letters, digits and underscores, not starting with a
+digit (a number in a message, such as a line's length, is no word of it)."""
 
 REFINE_LIMIT: Final = 4_000_000
 """Above this product of the two sides' lengths, a changed span is not refined to
@@ -203,6 +212,10 @@ def _spans_of_texts(change: Change) -> list[_Span]:
     return spans
 
 
+def _is_word(character: str) -> bool:
+    return character.isalnum() or character == "_"
+
+
 class _File:
     """One file's two texts, as lines and offsets, and the spans that changed. Without
     texts (a file that did not change), a position's offset stands in for itself: line
@@ -249,6 +262,19 @@ class _File:
             return len(text)
         stop = starts[line + 1] if line + 1 < len(starts) else len(text)
         return min(starts[line] + column, stop)
+
+    def written(self) -> set[str]:
+        """The words of the new text that a changed span touches: what the change wrote,
+        each word whole (a rename refined to the letters that differ writes the new name)."""
+        words: set[str] = set()
+        text = self.new or ""
+        for _old_start, _old_end, start, end in self.spans:
+            while start > 0 and _is_word(text[start - 1]):
+                start -= 1
+            while end < len(text) and _is_word(text[end]):
+                end += 1
+            words.update(_WORD.findall(text, start, end))
+        return words
 
     def line_text(self, new: bool, line: int) -> object:
         """The text of a line, blanks around it aside (without texts: the line itself)."""
@@ -303,14 +329,30 @@ def split_findings(
         end = file.offset(True, finding.end_line, finding.end_column)
         places.append((start, max(start, end)))
 
-    def meeting(number: int, same_message: bool) -> int | None:
+    written: set[str] | None = None
+
+    def explained(old: str, new: str) -> bool:
+        """Whether message ``new`` differs from ``old`` only by what the change wrote."""
+        nonlocal written
+        gained = set(_WORD.findall(new)).difference(_WORD.findall(old))
+        if not gained:
+            return True
+        if written is None:
+            written = set()
+            for path in changes:
+                written.update(file_of(path).written())
+        return gained <= written
+
+    def meeting(number: int, same_message: bool) -> list[tuple[int, int, int]]:
+        """The free findings before whose carried range meets this one's, as
+        ``(distance, number, number before)``."""
         finding = after[number]
         key = (finding.path, finding.server, finding.source, finding.code)
         group = groups.get(key)
         if group is None:
-            return None
+            return []
         start, end = places[number]
-        best: tuple[int, int] | None = None
+        found: list[tuple[int, int, int]] = []
         # Carried ranges that start at or before this one's end, back to the widest reach.
         for at in range(bisect_right(starts[key], end) - 1, -1, -1):
             old_start, old_end, old_number = group[at]
@@ -319,41 +361,42 @@ def split_findings(
             if taken_before[old_number] or old_end < start:
                 continue
             old = before[old_number]
-            if old.severity < finding.severity or (same_message and old.message != finding.message):
+            if old.severity < finding.severity:
                 continue
-            distance = abs(old_start - start) + abs(old_end - end)
-            if best is None or (distance, old_number) < best:
-                best = (distance, old_number)
-        return None if best is None else best[1]
+            if same_message:
+                if old.message != finding.message:
+                    continue
+            elif not explained(old.message, finding.message):
+                continue
+            found.append((abs(old_start - start) + abs(old_end - end), number, old_number))
+        return found
 
-    def same_line(number: int) -> int | None:
+    def same_line(number: int) -> list[tuple[int, int, int]]:
         finding = after[number]
         file = file_of(finding.path)
         text = file.line_text(True, finding.line)
         key = (finding.path, finding.server, finding.source, finding.code, finding.message, text)
-        best: tuple[int, int] | None = None
         start = places[number][0]
-        for old_number, old_start in by_line.get(key, ()):
-            old = before[old_number]
-            if taken_before[old_number] or old.severity < finding.severity:
-                continue
-            distance = abs(old_start - start)
-            if best is None or (distance, old_number) < best:
-                best = (distance, old_number)
-        return None if best is None else best[1]
+        return [
+            (abs(old_start - start), number, old_number)
+            for old_number, old_start in by_line.get(key, ())
+            if not taken_before[old_number] and before[old_number].severity >= finding.severity
+        ]
 
     for find in (
         lambda number: meeting(number, True),
         same_line,
         lambda number: meeting(number, False),
     ):
-        for number in range(len(after)):
-            if number in matched:
-                continue
-            found = find(number)
-            if found is not None:
-                matched[number] = found
-                taken_before[found] = True
+        # The closest pairs first, over every finding this pass can pair.
+        candidates = [
+            pair for number in range(len(after)) if number not in matched for pair in find(number)
+        ]
+        candidates.sort()
+        for _distance, number, old_number in candidates:
+            if number not in matched and not taken_before[old_number]:
+                matched[number] = old_number
+                taken_before[old_number] = True
     introduced = [number for number in range(len(after)) if number not in matched]
     resolved = [number for number in range(len(before)) if not taken_before[number]]
     return Split(introduced, resolved, matched)
