@@ -21,6 +21,7 @@ from urllib.parse import quote, unquote
 
 from ..workspace.model import Diagnostic, FileStatus, Results
 from ..workspace.notebooks import NotebookView, file_line, notebook_of
+from ..workspace.server_facts import version_in
 from ..workspace.workspace import Workspace
 from .output import Output, shown_path
 
@@ -132,15 +133,13 @@ def raw_line(ws: Workspace) -> Callable[[Diagnostic, bool], int]:
 
 
 def short_version(version: object) -> str | None:
-    """``22.1.1`` of clangd's ``clangd version 22.1.1 linux x86_64-...``."""
-    if not isinstance(version, str) or not version:
+    """``22.1.1`` of clangd's ``clangd version 22.1.1 linux x86_64-...``, the ``Version``
+    of gopls' build info in JSON (:func:`version_in`); a text without one as it is."""
+    if not isinstance(version, str) or not version.strip():
         return None
-    for word in version.split():
-        if word[:1].isdigit():
-            return word
-        if word[:1] == "v" and word[1:2].isdigit():
-            return word[1:]
-    return version
+    if version.lstrip().startswith("{"):
+        return version_in(version)
+    return version_in(version) or " ".join(version.split())
 
 
 async def servers_of(ws: Workspace) -> list[tuple[str, str | None]]:

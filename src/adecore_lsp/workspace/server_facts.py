@@ -5,6 +5,7 @@ with every process it started (Linux's ``/proc``).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 
 from ..transports.process import kill_group_now
@@ -49,11 +50,55 @@ async def version_of(spec: ServerSpec, executable: str) -> str | None:
         return None
     if process.returncode != 0:
         return None
-    for word in out.decode("utf-8", "replace").split():
-        word = word.lstrip("v")
-        if word[:1].isdigit():
-            return word
+    return version_in(out.decode("utf-8", "replace"))
+
+
+def version_in(text: str) -> str | None:
+    """The version in what a server says of itself (its ``serverInfo.version``, or what its
+    version command prints), as a version alone:
+
+    - a Go build info as JSON (gopls sends one as its ``serverInfo.version``, and
+      ``gopls version -json`` prints one): its ``Version`` (``version`` in gopls before
+      0.6), else its main module's; ``master`` for a gopls built from source without a
+      version, as Debian's 0.5.0 is; ``None`` when it has none;
+    - else the first word that starts with a digit, a ``v`` before one dropped
+      (``22.1.1`` of ``clangd version 22.1.1 linux``);
+    - else the text when it is one word (``nightly``); else ``None``.
+    """
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            info = json.loads(text)
+        except ValueError:
+            info = None
+        if isinstance(info, dict):
+            return _build_version(info)
+    words = text.split()
+    for word in words:
+        if word[:1].isdigit() or (word[:1] == "v" and word[1:2].isdigit()):
+            return _without_v(word)
+    return words[0] if len(words) == 1 else None
+
+
+def _build_version(info: dict[str, object]) -> str | None:
+    """The version of a Go build info (gopls' ``ServerVersion``)."""
+    main = info.get("Main")
+    for found in (
+        info.get("Version"),
+        info.get("version"),
+        main.get("Version") if isinstance(main, dict) else None,
+    ):
+        if isinstance(found, str) and found.strip() and found not in _NO_VERSION:
+            return _without_v(found.strip())
     return None
+
+
+_NO_VERSION = ("(devel)", "(unknown)")
+"""What Go's build info and gopls say for a build without a version."""
+
+
+def _without_v(version: str) -> str:
+    return version[1:] if version[:1] == "v" and version[1:2].isdigit() else version
 
 
 def tree_rss(pid: int) -> int | None:
