@@ -9,8 +9,10 @@ the ones that need a place of their own, under ``build/servers/`` (ignored by gi
   holds their commands): typescript-language-server with TypeScript 5.9, TypeScript 7
   (native) under the alias ``ts7``, yaml-language-server, bash-language-server and
   vscode-langservers-extracted. Skipped, saying why, when ``npm`` is missing.
-- ``shellcheck`` from Debian (bash-language-server's diagnostics), when it is not on PATH,
-  ``apt-get`` is there and we are root. Skipped, saying why, otherwise.
+- from Debian, each when its programs are not on PATH, ``apt-get`` is there and we are root
+  (skipped, saying why, otherwise): ``shellcheck`` (bash-language-server's diagnostics), and
+  ``gopls`` with ``golang-go`` (gopls needs the go command; Debian bookworm's gopls is
+  0.5.0, its Go 1.19).
 
 Each install is skipped when its marker file says it is already there, so a second run
 takes well under a second. Timings are printed. Run with the project's venv Python:
@@ -126,22 +128,41 @@ NPM_SETS = (
 )
 
 
-def install_shellcheck() -> str:
-    """``apt-get install shellcheck`` when it is missing and we may; never fails the script."""
-    if shutil.which("shellcheck"):
-        return "already on PATH"
-    apt = shutil.which("apt-get")
-    if apt is None:
-        return "skipped: no apt-get here (install shellcheck another way)"
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return "skipped: not root (run: sudo apt-get install -y shellcheck)"
-    install = ["install", "-y", "-q", "--no-install-recommends", "shellcheck"]
-    if _apt(apt, install) != 0:
-        # A fresh image has no package lists yet.
-        _apt(apt, ["update", "-q"])
+@dataclass(frozen=True)
+class DebianPackages:
+    """Debian packages that put ``programs`` on PATH; installed with apt-get when one is
+    missing and we may, never failing the script."""
+
+    name: str
+    programs: tuple[str, ...]
+    packages: tuple[str, ...]
+
+    def install(self) -> str:
+        missing = [program for program in self.programs if shutil.which(program) is None]
+        if not missing:
+            return "already on PATH"
+        command = f"apt-get install -y {' '.join(self.packages)}"
+        apt = shutil.which("apt-get")
+        if apt is None:
+            return f"skipped: no apt-get here (install {' and '.join(missing)} another way)"
+        if not hasattr(os, "geteuid") or os.geteuid() != 0:
+            return f"skipped: not root (run: sudo {command})"
+        install = ["install", "-y", "-q", "--no-install-recommends", *self.packages]
         if _apt(apt, install) != 0:
-            return "failed: apt-get install shellcheck did not succeed"
-    return "installed" if shutil.which("shellcheck") else "failed: shellcheck still not on PATH"
+            # A fresh image has no package lists yet.
+            _apt(apt, ["update", "-q"])
+            if _apt(apt, install) != 0:
+                return f"failed: {command} did not succeed"
+        still = [program for program in self.programs if shutil.which(program) is None]
+        if still:
+            return f"failed: {' and '.join(still)} still not on PATH"
+        return "installed"
+
+
+DEBIAN_SETS = (
+    DebianPackages("shellcheck", ("shellcheck",), ("shellcheck",)),
+    DebianPackages("gopls", ("gopls", "go"), ("gopls", "golang-go")),
+)
 
 
 def _apt(apt: str, arguments: list[str]) -> int:
@@ -163,7 +184,8 @@ def main() -> int:
         timed(python_set.name, python_set.install)
     for npm_set in NPM_SETS:
         timed(npm_set.name, npm_set.install)
-    timed("shellcheck", install_shellcheck)
+    for debian_set in DEBIAN_SETS:
+        timed(debian_set.name, debian_set.install)
     print(f"servers ready in {time.perf_counter() - start:.1f} s", flush=True)
     return 0
 
