@@ -720,7 +720,15 @@ def test_servers_json_lists_every_registry_id(misc: dict[str, Ran]) -> None:
     )
     assert notebooks["clangd"] is None
     for row in rows:
-        assert set(row) == {"id", "languages", "installed", "path", "version", "notebooks"}
+        assert set(row) == {
+            "id",
+            "languages",
+            "installed",
+            "path",
+            "version",
+            "notebooks",
+            "scope",
+        }
         assert row["notebooks"] in (None, "sync", "joined", "auto")
         assert isinstance(row["installed"], bool)
         assert (row["path"] is not None) == row["installed"], row
@@ -735,6 +743,16 @@ def test_servers_json_lists_every_registry_id(misc: dict[str, Ran]) -> None:
     assert isinstance(ruff["version"], str)
     assert re.match(r"^\d+\.\d+", ruff["version"])
     assert "c" in by_id["clangd"]["languages"]
+    # Which configuration decides each checker's files: [tool.basedpyright] without an
+    # include (the root), pyright's own table missing (its defaults), no tsconfig.
+    assert ruff["scope"] is None
+    based = by_id["basedpyright"]["scope"]
+    assert based["config"] == "pyproject.toml [tool.basedpyright]"
+    assert based["include"] == ["."]
+    assert based["exclude"][:1] == ["**/node_modules"]
+    assert based["error"] is None
+    assert by_id["pyright"]["scope"]["config"] is None
+    assert by_id["tsc"]["scope"]["config"] is None
     if not installed("zuban"):
         assert by_id["zuban"] == {
             "id": "zuban",
@@ -743,6 +761,7 @@ def test_servers_json_lists_every_registry_id(misc: dict[str, Ran]) -> None:
             "path": None,
             "version": None,
             "notebooks": "sync",
+            "scope": None,
         }
 
 
@@ -769,8 +788,10 @@ def test_doctor_ruff(misc: dict[str, Ran]) -> None:
         "position_encoding",
         "sync",
         "diagnostics",
+        "scope",
     }
     assert row["id"] == "ruff"
+    assert row["scope"] is None  # ruff decides itself
     assert row["ok"] is True
     assert row["error"] is None
     assert isinstance(row["start_ms"], int)

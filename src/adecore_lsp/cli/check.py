@@ -1,7 +1,9 @@
 """``adecore-lsp check``: the final diagnostics of files, in five formats.
 
 The files are the paths given (files and folders), else the current folder when it lies
-inside the root, else the root; a run that would check nothing exits 2 saying why. The
+inside the root, else the root; a file found in a folder goes to the servers whose own
+configuration puts it in their scope (:mod:`.check_files`), a file named to every server
+that takes it; a run that would check nothing exits 2 saying why. The
 text, jsonl and github formats print each batch of files as soon as its findings are final,
 so the first lines come early and memory stays flat however many files there are.
 """
@@ -17,9 +19,11 @@ from typing import Any
 from ..workspace import checking
 from ..workspace.lines import line_of
 from ..workspace.model import FileStatus
+from ..workspace.scopes import Plan
 from ..workspace.workspace import Workspace
 from . import reports
-from .common import Shown, finish, raw_line, scope, servers_of
+from .check_files import check_plan
+from .common import Shown, finish, raw_line, servers_of
 from .output import Output
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -45,11 +49,11 @@ async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
         from .since import check_new_since
 
         return await check_new_since(args, output, ws)
-    files, _named = scope(args, ws)
+    plan = check_plan(args, ws, output)
     shown = Shown.of(args, ws)
     if args.format in ("text", "jsonl", "github") and not args.baseline:
-        return await _streamed(args, output, ws, files, shown)
-    report = await checking.files_diagnostics(ws, files, args.timeout)
+        return await _streamed(args, output, ws, plan, shown)
+    report = await checking.files_diagnostics(ws, plan.files, args.timeout, servers=plan.servers)
     items = reports.shown(report.items, args.min_severity)
     if args.baseline:
         items = reports.without_baseline(items, _read_json(args.baseline))
@@ -72,7 +76,7 @@ async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
 
 
 async def _streamed(
-    args: argparse.Namespace, output: Output, ws: Workspace, files: list[Path], shown: Shown
+    args: argparse.Namespace, output: Output, ws: Workspace, plan: Plan, shown: Shown
 ) -> int:
     deadline = time.monotonic() + args.timeout
     lines = line_of(ws)
@@ -80,10 +84,10 @@ async def _streamed(
     errors = warnings = 0
     failing = False
     statuses: dict[str, FileStatus] = {}
-    for start in range(0, len(files), STREAM_BATCH):
-        batch = files[start : start + STREAM_BATCH]
+    for start in range(0, len(plan.files), STREAM_BATCH):
+        batch = plan.files[start : start + STREAM_BATCH]
         left = max(0.001, deadline - time.monotonic())
-        report = await checking.files_diagnostics(ws, batch, left)
+        report = await checking.files_diagnostics(ws, batch, left, servers=plan.servers)
         items = reports.shown(report.items, args.min_severity)
         visible = shown.diagnostics(items)
         if args.format == "text":

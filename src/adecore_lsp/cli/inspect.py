@@ -97,6 +97,7 @@ async def _registration_grace(session: Any) -> None:
 
 
 async def servers(args: argparse.Namespace, output: Output, registry: Registry) -> int:
+    from ..workspace.scopes import describe
     from ..workspace.server_facts import version_of
 
     root = Path(args.root) if args.root else cwd_of(args)
@@ -120,6 +121,9 @@ async def servers(args: argparse.Namespace, output: Output, registry: Registry) 
             "notebooks": (spec.notebooks or "auto")
             if spec.language_id("x.ipynb") is not None
             else None,
+            # Which configuration decides the files a check of the root gives it (null for
+            # a server that takes every file and decides itself).
+            "scope": describe(root.resolve(), spec.scope),
         }
         for spec, path, version in zip(specs, where, versions, strict=True)
     ]
@@ -138,9 +142,19 @@ async def _none() -> None:
     return None
 
 
+def _scope_words(scope: dict[str, Any] | None) -> str:
+    """``, scope: pyproject.toml [tool.pyright]`` (or ``its defaults``), empty for a server
+    that decides itself."""
+    if scope is None:
+        return ""
+    broken = f" (unreadable: {scope['error']})" if scope["error"] else ""
+    return f", scope: {scope['config'] or 'its defaults'}{broken}"
+
+
 async def doctor(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
     from ..errors import LspError
     from ..workspace.checking import wait_ready
+    from ..workspace.scopes import describe
 
     registry = ws.registry
     ids = args.ids or [spec.id for spec in registry if ws.which(spec)]
@@ -156,6 +170,7 @@ async def doctor(args: argparse.Namespace, output: Output, ws: Workspace) -> int
             "position_encoding": None,
             "sync": None,
             "diagnostics": None,
+            "scope": describe(ws.root, spec.scope),
         }
         rows.append(row)
         try:
@@ -200,7 +215,7 @@ async def doctor(args: argparse.Namespace, output: Output, ws: Workspace) -> int
                 output.line(
                     f"{row['id']:<28} ok  start {row['start_ms']} ms, {ready}, "
                     f"{row['position_encoding']}, {row['sync']} sync, "
-                    f"{row['diagnostics']} diagnostics"
+                    f"{row['diagnostics']} diagnostics{_scope_words(row['scope'])}"
                 )
             else:
                 output.line(f"{row['id']:<28} FAILED  {row['error']}")

@@ -11,13 +11,15 @@ resolved findings are told apart by the one rule of the workspace layer
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from ..workspace.lines import line_of
 from ..workspace.model import Diagnostic, DiagnosticsReport
 from ..workspace.workspace import Workspace
 from . import reports
-from .common import Shown, finish, incomplete, raw_line, reasons_in_words, scope, servers_of
+from .check_files import check_plan
+from .common import Shown, cwd_of, finish, incomplete, raw_line, reasons_in_words, servers_of
 from .output import Output
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -41,21 +43,24 @@ def summary(errors: int, warnings: int, resolved: int, rev: str, report: Diagnos
     return line + "\n"
 
 
-def _files(args: argparse.Namespace, ws: Workspace) -> list[Path] | None:
-    """The paths given, as ``check`` takes them; without any, every file of the root (not
-    only the current folder's: a break far from the change must be seen)."""
-    if getattr(args, "paths", None):
-        return scope(args, ws)[0]
-    scope_of_root = argparse.Namespace(**{**vars(args), "paths": [str(ws.root)]})
-    scope(scope_of_root, ws)  # a root with nothing to check exits 2 saying so
+def _paths(args: argparse.Namespace, ws: Workspace, output: Output) -> list[Path] | None:
+    """The paths given (a folder stands for its files in each server's scope, a file for
+    itself, as ``check`` takes them); without any, every file of the root (not only the
+    current folder's: a break far from the change must be seen). A run with nothing to
+    check exits 2 saying so; configurations that could not be read are said."""
+    given = getattr(args, "paths", None)
+    if given:
+        check_plan(args, ws, output)
+        cwd = cwd_of(args)
+        return [Path(os.path.abspath(cwd / path)) for path in given]
+    check_plan(argparse.Namespace(**{**vars(args), "paths": [str(ws.root)]}), ws, output)
     return None
 
 
 async def check_new_since(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
     """Check both sides and print what the working tree introduced since ``--new-since``."""
     rev: str = args.new_since
-    files = _files(args, ws)
-    report = await ws.new_since(rev, files, timeout=args.timeout)
+    report = await ws.new_since(rev, _paths(args, ws, output), timeout=args.timeout)
     items = reports.shown(report.items, args.min_severity)
     resolved = reports.shown(report.resolved, args.min_severity)
     shown = Shown.of(args, ws)

@@ -117,3 +117,12 @@ def files(ws: Workspace, paths: list[str] | None) -> list[Path] | None:
             )
         found += under
     return found
+
+
+def checked_paths(ws: Workspace, paths: list[str] | None) -> list[Path] | None:
+    """``paths`` as ``Workspace.diagnostics`` takes them (a folder stays a folder: it stands
+    for its files in each server's scope), each checked as :func:`files` checks it."""
+    if not paths:
+        return None
+    files(ws, paths)  # a path outside the root, a folder of nothing: said
+    return [inside(ws, path) for path in paths]

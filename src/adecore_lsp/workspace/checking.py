@@ -12,7 +12,8 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import Iterable, Sequence
+import warnings
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ from ..protocol.documents.notebooks import InvalidNotebookError
 from ..protocol.documents.positions import check_encoding
 from ..protocol.workspace.finality import FinalityStatus
 from ..session import LspSession
-from . import notebooks
+from . import notebooks, scopes
 from .files import NotUtf8Error
 from .model import (
     Diagnostic,
@@ -96,26 +97,32 @@ async def diagnostics(
     *,
     reuse: bool = False,
 ) -> DiagnosticsReport:
-    """``Workspace.diagnostics``: ``paths`` may name files and folders (a folder stands for
-    its files); a file that is not UTF-8 is not checked (``not_utf8``), the others are."""
-    if paths is None:
-        files = ws.root_files()
-    else:
-        if isinstance(paths, (str, os.PathLike)):
-            paths = [paths]
-        # One file named twice (``app.py`` and ``./app.py``) is checked once.
-        files = ws.files_of(paths)
-    return await files_diagnostics(ws, files, timeout, reuse=reuse)
+    """``Workspace.diagnostics``: ``paths`` may name files and folders (a folder, or the
+    root when ``paths`` is None, stands for its files in each server's scope, as
+    :mod:`.scopes` says; a file named is checked by every server that takes it); a file that
+    is not UTF-8 is not checked (``not_utf8``), the others are. A configuration that could
+    not be read is said in a ``UserWarning``."""
+    # One file named twice (``app.py`` and ``./app.py``) is checked once.
+    plan = scopes.plan_of(ws, paths)
+    for notice in plan.notices:
+        warnings.warn(notice, UserWarning, stacklevel=3)
+    return await files_diagnostics(ws, plan.files, timeout, reuse=reuse, servers=plan.servers)
 
 
 async def files_diagnostics(
-    ws: Workspace, files: list[Path], timeout: float, *, reuse: bool = False
+    ws: Workspace,
+    files: list[Path],
+    timeout: float,
+    *,
+    reuse: bool = False,
+    servers: Mapping[Path, Collection[str]] | None = None,
 ) -> DiagnosticsReport:
     """:func:`diagnostics` of files already found (absolute paths, each once, as
     ``Workspace.files_of`` and ``root_files`` give them): the command line finds them once.
     With ``reuse``, a document whose diagnostics are final for its current text already (a
     pull answered since its last change, no refresh since) is not pulled again: the side
-    "before" of an edit, taken just after the last check."""
+    "before" of an edit, taken just after the last check. ``servers`` names, for a file in
+    it, the ids of the only servers that check it (its scope's, ``scopes.Plan.servers``)."""
     deadline = time.monotonic() + timeout
     await ws.sync_disk()
     items: list[Diagnostic] = []
@@ -123,7 +130,7 @@ async def files_diagnostics(
     for start in range(0, len(files), max(1, ws.max_open_files)):
         batch = files[start : start + max(1, ws.max_open_files)]
         opened_here = [f for f in batch if ws.paths.uri(f) not in ws.open_files]
-        await _check(ws, batch, deadline, items, statuses, reuse)
+        await _check(ws, batch, deadline, items, statuses, reuse, servers or {})
         if len(files) > ws.max_open_files:
             with HeldWrites() as held:
                 held.add(ws.server_choice.handles)
@@ -152,14 +159,16 @@ async def _check(
     items: list[Diagnostic],
     statuses: dict[str, FileStatus],
     reuse: bool = False,
+    servers: Mapping[Path, Collection[str]] | None = None,
 ) -> None:
-    """Open ``files``, wait for their final diagnostics, and add them to ``items``. A file
-    that is not UTF-8 text is reported as not checked (``not_utf8``); the others are."""
+    """Open ``files`` (each in ``servers``' ids for it, else in every server that takes
+    it), wait for their final diagnostics, and add them to ``items``. A file that is not
+    UTF-8 text is reported as not checked (``not_utf8``); the others are."""
     wanted: list[tuple[ServerHandle, str, Path]] = []
     # The opens go out together, and so do the pulls that follow answers read together.
     with HeldWrites() as held:
         for path in files:
-            held.add(await _open(ws, path, wanted, statuses))
+            held.add(await _open(ws, path, wanted, statuses, (servers or {}).get(path)))
         final = await _final(ws, wanted, deadline, reuse)
     for handle, uri, path, status in final:
         shown = ws.paths.relative(path)
@@ -255,11 +264,16 @@ async def _open(
     path: Path,
     wanted: list[tuple[ServerHandle, str, Path]],
     statuses: dict[str, FileStatus],
+    only: Collection[str] | None = None,
 ) -> list[ServerHandle]:
-    """Open one file of a check: its documents join ``wanted``, or its status says why it
-    is not checked. The servers that have it."""
+    """Open one file of a check (in the servers whose ids are ``only``, when given): its
+    documents join ``wanted``, or its status says why it is not checked. The servers that
+    have it."""
     try:
-        handles = await ws.open(path)
+        if only is None:
+            handles = await ws.open(path)
+        else:
+            handles = await ws.open_files.open(path, servers=only)
     except HandshakeTimeout:
         statuses[ws.paths.relative(path)] = FileStatus(False, "timeout")
         return []

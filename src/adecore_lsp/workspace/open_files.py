@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import ItemsView
+from collections.abc import Collection, ItemsView
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,8 +120,11 @@ class OpenFiles:
 
     # -- opening, changing, closing ---------------------------------------------------------
 
-    async def open(self, path: str | os.PathLike[str]) -> list[ServerHandle]:
-        """``Workspace.open``: ``path`` opened in every server that takes it; the handles."""
+    async def open(
+        self, path: str | os.PathLike[str], servers: Collection[str] | None = None
+    ) -> list[ServerHandle]:
+        """``Workspace.open``: ``path`` opened in every server that takes it (with
+        ``servers``, in those of these ids only: a check's scope); the handles."""
         full = self.paths.absolute(path)
         uri = self.paths.uri(full)
         known = self._open.get(uri)
@@ -133,12 +136,16 @@ class OpenFiles:
             self._open[uri] = known
         else:
             self.file(full)
-        return await self.send(full, uri, known.text)
+        return await self.send(full, uri, known.text, servers)
 
-    async def send(self, full: Path, uri: str, text: str) -> list[ServerHandle]:
-        """Give ``text`` of ``full`` to every server that takes it (opening it there, or
-        sending the change); the handles that have it."""
+    async def send(
+        self, full: Path, uri: str, text: str, servers: Collection[str] | None = None
+    ) -> list[ServerHandle]:
+        """Give ``text`` of ``full`` to every server that takes it (those of ``servers``'
+        ids, when given), opening it there or sending the change; the handles that have it."""
         handles = self._servers.handles_for(full)
+        if servers is not None:
+            handles = [handle for handle in handles if handle.spec.id in servers]
         view = None
         if is_notebook(full):
             view = self._notebooks.get(uri)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..protocol.workspace.changes import Change
-from . import git
+from . import checking, git, scopes
 from .delta import split
 from .files import listed_files, read_text
 from .model import Diagnostic, DiagnosticsReport
@@ -93,7 +93,10 @@ async def new_since(
     top = await asyncio.to_thread(repository_top, ws.root)
     commit = await asyncio.to_thread(commit_of, top, rev)
     guarded = _guarded(ws, top)
-    files = None if paths is None else ws.files_of(paths)
+    # Each side checks the files of its own servers' scopes: a folder stands for its files
+    # in them, a file named for itself (``scopes``).
+    plan = None if paths is None else scopes.plan_of(ws, paths)
+    files = None if plan is None else plan.files
     # Waited for to its end even when cancelled: its temporary objects are gone then.
     found = await _surely(asyncio.to_thread(moves, top, commit, guarded))
     below = ws.root.relative_to(top)
@@ -120,13 +123,16 @@ async def new_since(
     if in_root and warm_revision.warm(ws, changed_paths):
         old_texts = await asyncio.to_thread(_old_texts, top, commit, changed_paths, guarded)
         if old_texts is not None:
-            return await warm_revision.in_place(ws, old_texts, files, timeout)
+            return await warm_revision.in_place(ws, old_texts, paths, timeout)
 
     folder = Path(tempfile.mkdtemp(prefix="adecore-lsp-since-"))
     stop = threading.Event()
     tree = folder / "tree"
     # The working tree's side starts at once: it runs while the revision's files are written.
-    current = asyncio.ensure_future(ws.diagnostics(files, timeout=timeout))
+    whole = plan if plan is not None else scopes.plan_of(ws, None)
+    current = asyncio.ensure_future(
+        checking.files_diagnostics(ws, whole.files, timeout, servers=whole.servers)
+    )
     try:
         tree.mkdir()
         writing = asyncio.ensure_future(
@@ -151,7 +157,10 @@ async def new_since(
             after = await current
             return DiagnosticsReport(after.items, after.files, after.complete, after.reason)
         twin_files = _files_at_revision(ws, twin_root, files, added, renamed_back)
-        side = _revision_side(ws, twin_root, twin_files, written, timeout)
+        named = _files_at_revision(
+            ws, twin_root, sorted(plan.named) if plan else [], added, renamed_back
+        )
+        side = _revision_side(ws, twin_root, twin_files, written, timeout, named or [])
         # Both sides at once: each waits mostly on its own servers.
         after, before = await _both(current, side)
         return _compare(ws, twin_root, before, after, changed, renamed_back)
@@ -211,10 +220,13 @@ async def _revision_side(
     twin_files: list[Path] | None,
     written: list[Path],
     timeout: float,
+    named: list[Path],
 ) -> DiagnosticsReport:
     """The diagnostics of the revision's folder, with the working tree's servers,
     configuration and trust; without ``twin_files``, of the revision's files in its root
-    (``written``) that a server takes, as ``git ls-files`` would list them there."""
+    (``written``) that a server takes, as ``git ls-files`` would list them there. Each file
+    goes to the servers whose scope, as the revision's configurations say, covers it; the
+    ``named`` ones to every server that takes them."""
     if twin_files == []:
         return DiagnosticsReport([], {}, True)
     # The same servers as ``ws`` chooses (``twin_servers``: its executables judged alike).
@@ -236,7 +248,8 @@ async def _revision_side(
             twin_files = listed_files(twin_root, files, twin.takes)
             if not twin_files:
                 return DiagnosticsReport([], {}, True)
-        return await twin.diagnostics(twin_files, timeout=timeout)
+        plan = scopes.plan(twin, twin_files, named)
+        return await checking.files_diagnostics(twin, plan.files, timeout, servers=plan.servers)
 
 
 async def _both(

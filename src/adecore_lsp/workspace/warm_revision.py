@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..protocol.workspace.changes import Change
-from . import checking
+from . import checking, scopes
 from .changes import _restore, others_changed
 from .delta import split
 from .model import DiagnosticsReport
@@ -54,9 +54,11 @@ async def in_place(
 ) -> DiagnosticsReport:
     """The working tree's findings that the revision (``old_texts`` of the changed files)
     does not have, with ``resolved`` those of the revision that are gone."""
-    # The files are found once: the revision's side checks the same ones.
-    files = ws.root_files() if paths is None else ws.files_of(paths)
-    after = await checking.files_diagnostics(ws, files, timeout)
+    # The files are found once, each given to the servers of its scope (``scopes``): the
+    # revision's side checks the same ones.
+    plan = scopes.plan_of(ws, paths)
+    files = plan.files
+    after = await checking.files_diagnostics(ws, files, timeout, servers=plan.servers)
     saved: dict[Path, OpenFile | None] = {
         path: ws.open_files.get(ws.paths.uri(path)) for path in old_texts
     }
@@ -64,7 +66,7 @@ async def in_place(
         for path, text in old_texts.items():
             await ws.update(path, text)
         others_changed(ws)
-        before = await checking.files_diagnostics(ws, files, timeout)
+        before = await checking.files_diagnostics(ws, files, timeout, servers=plan.servers)
     finally:
         # Shielded: a cancelled call still gives the servers the disk's texts back.
         await asyncio.shield(_put_back(ws, saved))

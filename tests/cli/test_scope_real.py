@@ -1,0 +1,353 @@
+"""``check`` of a folder covers, per server, the files that server's own command line checks
+there: made projects with include, exclude and ignore for each Python type checker and
+tsconfigs with files, include, exclude, extends and references, each compared with the
+tool's own run on the same tree (the files and the findings); a file named is checked
+anyway; ``servers`` and ``doctor`` name the configuration that decided.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import NPM_BIN, Ran, need, no_traceback, run, run_jobs, tool_env, write
+
+pytestmark = pytest.mark.real_server
+
+BAD = 'x: int = "s"\n'
+"""A type error every Python checker reports, on line 1, column 10."""
+
+Finding = tuple[str, int, int]
+"""A finding's path (relative to the root), line and column (1-based)."""
+
+
+def tool(argv: Sequence[str | Path], cwd: Path) -> str:
+    """A checker's own command line, run as a user runs it (its exit status says findings)."""
+    done = subprocess.run(
+        [str(arg) for arg in argv],
+        cwd=cwd,
+        env=tool_env({"NO_COLOR": "1"}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.stdout
+
+
+def ours(ran: Ran) -> tuple[set[str], set[Finding]]:
+    """The files our check covered and its errors and warnings, from ``--format json``."""
+    assert ran.status in (0, 1), ran.err
+    document = json.loads(ran.out)
+    found = {
+        (d["path"], d["line"], d["column"])
+        for d in document["diagnostics"]
+        if d["severity"] in ("error", "warning")
+    }
+    return set(document["files"]), found
+
+
+def check(root: Path, server: str, *paths: str) -> Ran:
+    return run("check", "--server", server, "--format", "json", "--no-progress", *paths, cwd=root)
+
+
+# -- basedpyright --------------------------------------------------------------------------------
+
+PYTHON_TREE = {
+    "top.py": BAD,
+    "src/pkg/__init__.py": "",
+    "src/pkg/a.py": BAD,
+    "src/pkg/ex_gen.py": BAD,
+    "src/pkg/ign.py": BAD,
+    "src/pkg/.hidden/h.py": BAD,
+    "src/pkg/node_modules/n.py": BAD,
+    "src/env/pyvenv.cfg": "home = /usr\n",
+    "src/env/lib/e.py": BAD,
+    "tests/test_t.py": BAD,
+    "typing_tests/tt.py": BAD,
+    "scripts/s.py": BAD,
+}
+
+
+def basedpyright(root: Path, *files: str) -> set[Finding]:
+    out = json.loads(tool(["basedpyright", "--outputjson", *files], root))
+    return {
+        (
+            Path(d["file"]).relative_to(root).as_posix(),
+            d["range"]["start"]["line"] + 1,
+            d["range"]["start"]["character"] + 1,
+        )
+        for d in out["generalDiagnostics"]
+        if d["severity"] in ("error", "warning")
+    }
+
+
+def test_basedpyright_checks_what_its_command_line_checks(tmp_path: Path) -> None:
+    """Once wrong: every file of the tree went to basedpyright (8 findings here where its
+    own command line has 2: the excluded file, the hidden folder, the environment ...)."""
+    need("basedpyright")
+    root = write(
+        tmp_path / "p",
+        {
+            **PYTHON_TREE,
+            "pyproject.toml": (
+                '[project]\nname = "p"\n\n[tool.pyright]\n'
+                'include = ["src", "typing_tests"]\nexclude = ["src/pkg/ex_*"]\n'
+                'ignore = ["src/pkg/ign.py"]\n'
+            ),
+        },
+    )
+    theirs = basedpyright(root)
+    assert theirs == {("src/pkg/a.py", 1, 10), ("typing_tests/tt.py", 1, 10)}
+    files, found = ours(check(root, "basedpyright"))
+    assert found == theirs
+    assert files == {"src/pkg/__init__.py", "src/pkg/a.py", "typing_tests/tt.py"}
+    # A folder: the scope within it.
+    files, found = ours(check(root, "basedpyright", "src"))
+    assert (files, found) == ({"src/pkg/__init__.py", "src/pkg/a.py"}, {("src/pkg/a.py", 1, 10)})
+
+
+def test_a_file_named_is_checked_though_its_configuration_excludes_it(tmp_path: Path) -> None:
+    """basedpyright's own command line skips an excluded file even when named
+    (``basedpyright src/pkg/ex_gen.py`` checks nothing); the issue's contract and ty's,
+    pyrefly's and tsc's command lines check it, and so does ours."""
+    need("basedpyright")
+    root = write(
+        tmp_path / "p",
+        {
+            "pyproject.toml": '[tool.pyright]\ninclude = ["src"]\nexclude = ["src/pkg/ex_*"]\n',
+            "src/pkg/a.py": BAD,
+            "src/pkg/ex_gen.py": BAD,
+            "scripts/s.py": BAD,
+        },
+    )
+    files, found = ours(check(root, "basedpyright", "src/pkg/ex_gen.py", "scripts/s.py", "src"))
+    assert files == {"src/pkg/a.py", "src/pkg/ex_gen.py", "scripts/s.py"}
+    assert found == {(name, 1, 10) for name in files}
+
+
+def test_the_nearest_configuration_decides_for_its_folder(tmp_path: Path) -> None:
+    """A package's own pyrightconfig.json (JSON with comments, extending a base) decides
+    for its files, as ``basedpyright`` run in that package; the root's for the rest."""
+    need("basedpyright")
+    root = write(
+        tmp_path / "repo",
+        {
+            "pyproject.toml": '[tool.basedpyright]\ninclude = ["src"]\n',
+            "src/a.py": BAD,
+            "other/o.py": BAD,
+            "packages/b/pyrightconfig.json": (
+                "{\n  // the package checks its lib, not its scripts\n"
+                '  "extends": "../../base.json",\n  "include": ["lib"],\n}\n'
+            ),
+            "base.json": '{"exclude": ["**/gen"]}',
+            "packages/b/lib/l.py": BAD,
+            "packages/b/lib/gen/g.py": BAD,
+            "packages/b/scripts/s.py": BAD,
+        },
+    )
+    package = root / "packages" / "b"
+    theirs = basedpyright(root) | {
+        (f"packages/b/{path}", line, column) for path, line, column in basedpyright(package)
+    }
+    assert theirs == {("src/a.py", 1, 10), ("packages/b/lib/l.py", 1, 10)}
+    _files, found = ours(check(root, "basedpyright"))
+    assert found == theirs
+
+
+def test_a_broken_configuration_is_said_and_the_defaults_apply(tmp_path: Path) -> None:
+    """basedpyright itself reads a pyrightconfig.json it cannot parse as no configuration
+    (its command line then checks every file, ``b.py`` too): so does the check, saying so
+    on stderr."""
+    need("basedpyright")
+    root = write(
+        tmp_path / "p",
+        {"pyrightconfig.json": '{"include": ["src" "x"]}', "src/a.py": BAD, "b.py": BAD},
+    )
+    theirs = basedpyright(root)
+    assert theirs == {("src/a.py", 1, 10), ("b.py", 1, 10)}
+    ran = check(root, "basedpyright")
+    assert ran.err.startswith(
+        "adecore-lsp: warning: pyrightconfig.json: line 1 column 20: Expecting ',' delimiter; "
+        "basedpyright scope: the tool's defaults"
+    )
+    assert ours(ran) == ({"src/a.py", "b.py"}, theirs)
+
+
+# -- pyrefly and ty --------------------------------------------------------------------------
+
+
+def pyrefly(root: Path) -> set[Finding]:
+    out = json.loads(tool(["pyrefly", "check", "--output-format", "json"], root) or "{}")
+    return {(d["path"], d["line"], d["column"]) for d in out.get("errors", [])}
+
+
+def ty(root: Path) -> set[Finding]:
+    out = tool(["ty", "check", "--output-format", "concise"], root)
+    found = re.findall(r"^(.+?):(\d+):(\d+): (?:error|warning)\[", out, flags=re.M)
+    return {(path, int(line), int(column)) for path, line, column in found}
+
+
+def test_pyrefly_and_ty_check_what_their_command_lines_check(tmp_path: Path) -> None:
+    need("pyrefly")
+    need("ty")
+    trees = {
+        "pyrefly": {
+            "pyrefly.toml": (
+                'project-includes = ["src", "typing_tests"]\nproject-excludes = ["**/ex_*"]\n'
+            ),
+        },
+        # No configuration of its own: pyrefly reads the pyright table in its place.
+        "pyrefly-from-pyright": {
+            "pyproject.toml": '[tool.pyright]\ninclude = ["src"]\nexclude = ["src/pkg/ign.py"]\n',
+        },
+        "ty": {
+            "pyproject.toml": (
+                '[tool.ty.src]\ninclude = ["src", "tests", "typing_tests"]\n'
+                'exclude = ["src/pkg/ex_*", "src/env/", "**/.hidden/", "!src/pkg/ex_gen.py"]\n'
+            ),
+        },
+    }
+    roots = {name: write(tmp_path / name, {**PYTHON_TREE, **tree}) for name, tree in trees.items()}
+    server = {"pyrefly": "pyrefly", "pyrefly-from-pyright": "pyrefly", "ty": "ty"}
+    runs = run_jobs(
+        {
+            name: (root, ("check", "--server", server[name], "--format", "json", "--no-progress"))
+            for name, root in roots.items()
+        }
+    )
+    expected = {
+        # pyrefly leaves out no environment by its markers: only folders named venv.
+        "pyrefly": {
+            ("src/pkg/a.py", 1, 10),
+            ("src/pkg/ign.py", 1, 10),
+            ("src/env/lib/e.py", 1, 10),
+            ("typing_tests/tt.py", 1, 10),
+        },
+        "pyrefly-from-pyright": {
+            ("src/pkg/a.py", 1, 10),
+            ("src/pkg/ex_gen.py", 1, 10),
+            ("src/env/lib/e.py", 1, 10),
+        },
+        "ty": {
+            ("src/pkg/a.py", 1, 10),
+            ("src/pkg/ex_gen.py", 1, 10),
+            ("src/pkg/ign.py", 1, 10),
+            ("tests/test_t.py", 1, 10),
+            ("typing_tests/tt.py", 1, 10),
+        },
+    }
+    for name, root in roots.items():
+        theirs = ty(root) if name == "ty" else pyrefly(root)
+        assert theirs == expected[name], name
+        files, found = ours(runs[name])
+        assert found == theirs, name
+        assert {path for path in files if path.endswith("__init__.py") is False} == {
+            path for path, _line, _column in theirs
+        }, name
+
+
+# -- TypeScript ------------------------------------------------------------------------------
+
+TS_BAD = 'const n: number = "s";\nexport { n };\n'
+"""A type error on line 1, column 7 (TS2322)."""
+
+
+def tsc(root: Path, project: str, native: bool) -> set[Finding]:
+    program = NPM_BIN / "tsc" if native else NPM_BIN.parent / "typescript" / "bin" / "tsc"
+    argv: list[str | Path] = [program, "--noEmit", "--pretty", "false", "-p", project]
+    if not native:
+        argv.insert(0, "node")
+    out = tool(argv, root)
+    found = re.findall(r"^(.+?)\((\d+),(\d+)\): error TS", out, flags=re.M)
+    return {(Path(path).as_posix(), int(line), int(column)) for path, line, column in found}
+
+
+TS_TREE = {
+    "tsconfig.json": (
+        "{\n  // a solution: no files of its own, its projects' files\n"
+        '  "files": [],\n  "references": [{"path": "./packages/x/tsconfig.app.json"},'
+        ' {"path": "packages/y"}],\n}\n'
+    ),
+    "tsconfig.base.json": (
+        '{"compilerOptions": {"strict": true, "noEmit": true}, "exclude": ["**/gen"]}'
+    ),
+    "packages/x/tsconfig.app.json": (
+        '{"extends": "../../tsconfig.base.json", "files": ["main.ts"], "include": ["src"],'
+        ' "exclude": ["src/**/*.spec.ts"]}'
+    ),
+    "packages/x/main.ts": TS_BAD,
+    "packages/x/src/a.ts": TS_BAD,
+    "packages/x/src/a.spec.ts": TS_BAD,
+    "packages/x/scripts/s.ts": TS_BAD,
+    "packages/y/tsconfig.json": '{"extends": "../../tsconfig.base.json", "include": ["src"]}',
+    "packages/y/src/b.ts": TS_BAD,
+    "packages/y/src/gen/g.ts": TS_BAD,
+    "packages/y/src/legacy.js": "const = ;\n",
+    "loose.ts": TS_BAD,
+}
+
+
+@pytest.mark.parametrize("server", ["typescript-language-server", "tsc"])
+def test_typescript_checks_what_tsc_checks_per_project(tmp_path: Path, server: str) -> None:
+    """Once wrong: every .ts and .js file of the tree was opened (the spec file, the
+    scripts, the generated file, a JavaScript file tsc never reads, a file outside every
+    project), 8 findings where tsc has 3."""
+    need(server)
+    root = write(tmp_path / "repo", TS_TREE)
+    native = server == "tsc"
+    theirs = set()
+    for project in ("packages/x/tsconfig.app.json", "packages/y"):
+        theirs |= tsc(root, project, native)
+    assert theirs == {
+        ("packages/x/main.ts", 1, 7),
+        ("packages/x/src/a.ts", 1, 7),
+        ("packages/y/src/b.ts", 1, 7),
+    }
+    files, found = ours(check(root, server))
+    assert found == theirs
+    assert files == {path for path, _line, _column in theirs}
+
+
+# -- what decided ------------------------------------------------------------------------------
+
+
+def test_servers_and_doctor_name_the_configuration_that_decides(tmp_path: Path) -> None:
+    need("ty")
+    root = write(
+        tmp_path / "p",
+        {
+            "pyproject.toml": '[tool.ty.src]\ninclude = ["src"]\n',
+            "pyrightconfig.json": '{"include": ["lib"], "ignore": ["lib/gen"]}',
+            "tsconfig.json": '{"include": ["web"], "references": [{"path": "./api"}]}',
+            "api/tsconfig.json": "{}",
+            "src/a.py": "",
+        },
+    )
+    ran = run("servers", "--format", "json", cwd=root)
+    no_traceback(ran)
+    rows: dict[str, Any] = {row["id"]: row["scope"] for row in json.loads(ran.out)}
+    assert rows["ruff"] is None
+    assert rows["ty"]["config"] == "pyproject.toml [tool.ty.src]"
+    assert rows["ty"]["include"] == ["src"]
+    assert rows["basedpyright"] == {
+        "config": "pyrightconfig.json",
+        "include": ["lib"],
+        "exclude": ["**/node_modules", "**/__pycache__", "**/.*", "**/__editable__.*"],
+        "ignore": ["lib/gen"],
+        "error": None,
+    }
+    # pyrefly has no configuration of its own here: it reads pyright's.
+    assert rows["pyrefly"]["config"] == "pyrightconfig.json"
+    assert rows["tsc"]["config"] == "tsconfig.json"
+    assert rows["tsc"]["references"] == ["api/tsconfig.json"]
+    doctor = run("doctor", "ty", "--format", "json", cwd=root)
+    [row] = json.loads(doctor.out)
+    assert row["scope"]["config"] == "pyproject.toml [tool.ty.src]"
+    text = run("doctor", "ty", cwd=root)
+    assert text.out.rstrip().endswith("scope: pyproject.toml [tool.ty.src]")
