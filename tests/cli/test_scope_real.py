@@ -351,3 +351,65 @@ def test_servers_and_doctor_name_the_configuration_that_decides(tmp_path: Path) 
     assert row["scope"]["config"] == "pyproject.toml [tool.ty.src]"
     text = run("doctor", "ty", cwd=root)
     assert text.out.rstrip().endswith("scope: pyproject.toml [tool.ty.src]")
+
+
+# -- --new-since -----------------------------------------------------------------------------
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+def test_new_since_checks_each_sides_scope(tmp_path: Path) -> None:
+    """Once wrong: an error written in a file the configuration leaves out (``scripts``)
+    was reported as new; each side now checks what its own configuration names (the
+    revision's included ``old``, whose error is then resolved)."""
+    need("basedpyright")
+    root = write(
+        tmp_path / "repo",
+        {
+            "pyproject.toml": '[tool.pyright]\ninclude = ["src", "old"]\n',
+            "src/a.py": "x: int = 1\n",
+            "scripts/s.py": "y: int = 1\n",
+            "old/o.py": BAD,
+        },
+    )
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    write(
+        root,
+        {
+            "pyproject.toml": '[tool.pyright]\ninclude = ["src"]\n',
+            "src/a.py": BAD,
+            "scripts/s.py": 'y: int = "s"\n',
+        },
+    )
+    ran = run(
+        "check", "--new-since", "HEAD", "--server", "basedpyright", "--format", "json", cwd=root
+    )
+    assert ran.status == 1, ran.err
+    document = json.loads(ran.out)
+    assert [(d["path"], d["line"]) for d in document["diagnostics"]] == [("src/a.py", 1)]
+    assert [(d["path"], d["line"]) for d in document["resolved"]] == [("old/o.py", 1)]
+    assert set(document["files"]) == {"src/a.py"}
+    # A folder given stands for its files in the scope (none here: said, exit 2) ...
+    folder = run("check", "--new-since", "HEAD", "--server", "basedpyright", "scripts", cwd=root)
+    assert folder.status == 2
+    assert folder.err == (
+        "adecore-lsp: error: nothing to check: the servers' configurations leave out every "
+        "file of scripts (basedpyright: pyproject.toml [tool.pyright]); name a file to check "
+        "it anyway\n"
+    )
+    # ... a file named is checked on both sides.
+    named = run(
+        "check", "--new-since", "HEAD", "--server", "basedpyright", "scripts/s.py", cwd=root
+    )
+    assert named.status == 1, named.err
+    assert named.out.startswith("scripts/s.py:1:10: error")
