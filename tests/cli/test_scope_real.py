@@ -202,9 +202,12 @@ def test_pyrefly_and_ty_check_what_their_command_lines_check(tmp_path: Path) -> 
                 'project-includes = ["src", "typing_tests"]\nproject-excludes = ["**/ex_*"]\n'
             ),
         },
-        # No configuration of its own: pyrefly reads the pyright table in its place.
+        # No configuration of its own: pyrefly reads the pyright table in its place (an
+        # example's bare pyproject.toml is none: flask's examples have one each).
         "pyrefly-from-pyright": {
             "pyproject.toml": '[tool.pyright]\ninclude = ["src"]\nexclude = ["src/pkg/ign.py"]\n',
+            "examples/demo/pyproject.toml": '[project]\nname = "demo"\n',
+            "examples/demo/e.py": BAD,
         },
         "ty": {
             "pyproject.toml": (

@@ -530,9 +530,8 @@ def test_pyrefly_reads_mypy_and_pyright_configurations_when_it_has_none() -> Non
     assert mypy_table.exclude[:2] == ("**/src/pkg/ign*", "**/docs/")
     pyright_table = {"/r/pyproject.toml": '[tool.pyright]\ninclude = ["tests"]\nexclude = []\n'}
     assert covered(scope("pyrefly", pyright_table, stage=1), TREE) == {"/r/tests/t.py"}
-    plain = scope("pyrefly", {"/r/pyproject.toml": "[project]\n"}, stage=1)
-    assert plain.config is None
-    assert plain.covers("/r/top.py")
+    # A bare pyproject.toml is no configuration: the search goes on above it.
+    assert at("pyrefly", {"/r/pyproject.toml": "[project]\n"}, stage=1) is None
     assert at("pyrefly", {}, stage=1) is None
     no_section = scope("pyrefly", {"/r/mypy.ini": "[other]\n"}, stage=1)
     assert no_section.include == ("**/*.py*",)
