@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -124,6 +125,28 @@ def test_a_go_work_tree_checked_finds_what_go_vet_finds_in_each_module(tmp_path:
     inside = run("check", "--format", "json", "--no-progress", cwd=root / "app")
     assert inside.status == 1, inside
     same_findings(checked(inside.out), vet)
+
+
+def test_a_workspace_that_does_not_load_is_checked_without_waiting_out_the_timeout(
+    tmp_path: Path,
+) -> None:
+    """app requires lib at a version, as modules of a go.work often do: offline, gopls
+    cannot load the module graph and keeps a progress "Error loading workspace" open until
+    it can. Once wrong: that progress held every report, and the check ran into its timeout
+    (exit 3, every file "not final")."""
+    requires = "module example.com/app\n\ngo 1.19\n\nrequire example.com/lib v0.0.0\n"
+    root = write(tmp_path / "work", {**WORKSPACE, "app/go.mod": requires})
+    started = time.monotonic()
+    ran = run("check", "--format", "json", "--timeout", "30", "--no-progress", cwd=root)
+    assert ran.status == 1, ran
+    assert time.monotonic() - started < 20, ran
+    document = json.loads(ran.out)
+    assert document["complete"] is True, ran
+    found = {(d["path"], d["line"], d["source"]) for d in document["diagnostics"]}
+    assert ("app/main.go", 10, "compiler") in found
+    assert ("app/go.mod", 1, "go list") in found
+    lookup = [d for d in document["diagnostics"] if d["path"] == "app/go.mod"]
+    assert "example.com/lib@v0.0.0" in lookup[0]["message"]
 
 
 def gopls_says() -> str:

@@ -383,3 +383,37 @@ def test_bad_construction(
     """An unknown source, a registration source without its method, or a negative time."""
     with pytest.raises(ValueError, match=match):
         ReadinessTracker(source, registration, grace, settle, 0.0)
+
+
+def test_progress_that_is_a_status_holds_nothing() -> None:
+    """gopls, its workspace not loading (a module it cannot find offline): "Setting up
+    workspace" ends, then "Error loading workspace" begins on a created token and stays
+    open, reported on at each new attempt; named a status, it holds neither readiness nor
+    the progress that holds finality, and opens no settle window."""
+    tracker = ReadinessTracker(
+        "progress", None, GRACE, SETTLE, 0.0, status_titles=("Error loading workspace",)
+    )
+    tracker.progress_created(1, 0.0)
+    tracker.progress(1, begin("Setting up workspace"), 0.0)
+    tracker.progress(1, END, 0.28)
+    tracker.progress_created(2, 0.28)
+    assert tracker.active_progress()
+    tracker.progress(2, begin("Error loading workspace"), 0.28)
+    assert not tracker.active_progress()
+    check = tracker.check(0.28 + SETTLE)
+    assert check == ReadinessCheck("ready", "progress", ("Setting up workspace",), None)
+    for at in (0.7, 1.0, 1.3):
+        tracker.progress(2, {"kind": "report", "message": "2 modules have errors"}, at)
+        assert tracker.check(at).state == "ready"
+        assert not tracker.active_progress()
+    # Ended (the workspace loads), its token is no status any more; a begin of that title
+    # with a bad title type is work like any other.
+    tracker.progress(2, END, 1.5)
+    tracker.progress(3, {"kind": "begin", "title": ["Error loading workspace"]}, 1.6)
+    assert tracker.active_progress()
+    # Without the title named, the same sequence keeps the server waiting.
+    plain = ReadinessTracker("progress", None, GRACE, SETTLE, 0.0)
+    plain.progress_created(2, 0.28)
+    plain.progress(2, begin("Error loading workspace"), 0.28)
+    plain.progress(2, {"kind": "report", "message": "2 modules have errors"}, 0.3)
+    assert plain.check(5.0).state == "waiting"

@@ -38,7 +38,15 @@ __all__ = ["Registry", "ServerSpec"]
 
 READINESS_SOURCES = ("server_status", "progress", "registration", "none")
 
-_LIST_FIELDS = ("command", "root_markers", "sidecars", "notes", "executables", "version_command")
+_LIST_FIELDS = (
+    "command",
+    "root_markers",
+    "sidecars",
+    "notes",
+    "executables",
+    "version_command",
+    "status_progress",
+)
 _STR_MAP_FIELDS = ("languages", "env")
 _BOOL_FIELDS = (
     "pull_diagnostics",
@@ -93,6 +101,10 @@ class ServerSpec:
     readiness: str = "progress"
     ready_registration: str | None = None
     progress_grace: float = 1.0
+    status_progress: list[str] = field(default_factory=list)
+    """Titles of work-done progress the server keeps open as a status, not for work
+    (gopls' "Error loading workspace", open while its workspace does not load): neither its
+    readiness nor the finality of its reports waits for them to end."""
     indexes_root: bool = False
     sidecars: list[str] = field(default_factory=list)
     empty_configuration: bool = False

@@ -165,6 +165,7 @@ class ServerHandle:
             progress_grace=spec.progress_grace,
             settle=spec.settle,
             initialized_at=now,
+            status_titles=spec.status_progress,
         )
 
     # -- life --------------------------------------------------------------------------

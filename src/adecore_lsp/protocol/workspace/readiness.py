@@ -26,6 +26,12 @@ opened (1.5 s for basedpyright), a timer and no work. A server declared ``"progr
 by its progress that it is loading, also after it was ready (re-indexing in phases): its
 settle window stays.
 
+**Progress that is a status.** A server may keep a progress open as a status rather than
+for work: gopls begins "Error loading workspace" when its workspace does not load (a module
+it cannot find offline) and ends it only once it does, reporting on it at each new attempt.
+Titles the registry names so (``status_titles``) hold nothing: their tokens are neither
+active nor ended, and their reports open no settle window.
+
 Signals of another kind than the declared one count too, by these rules:
 
 1. A ``serverStatus``, once one has come, decides alone, whatever the declared source: it is the
@@ -45,6 +51,7 @@ tracker from the session's notifications and turns a wait that never ends into `
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal, TypeGuard, cast, get_args
 
@@ -101,6 +108,8 @@ class ReadinessTracker:
             signal is waited for; after them it is ``"no_signal"``.
         settle: seconds without a new progress token after the last one ended.
         initialized_at: when ``initialized`` was sent.
+        status_titles: titles of progress the server keeps open as a status, not for
+            work (see "Progress that is a status").
 
     Raises:
         ValueError: an unknown source, ``"registration"`` without ``ready_registration``, or a
@@ -120,6 +129,8 @@ class ReadinessTracker:
         "_registered",
         "_settle",
         "_source",
+        "_status",
+        "_status_titles",
     )
 
     def __init__(
@@ -129,6 +140,7 @@ class ReadinessTracker:
         progress_grace: float,
         settle: float,
         initialized_at: float,
+        status_titles: Collection[str] = (),
     ) -> None:
         if source not in SOURCES:
             raise ValueError(
@@ -150,6 +162,9 @@ class ReadinessTracker:
         self._grace_end = initialized_at + progress_grace
         self._active: set[ProgressToken] = set()
         """Tokens begun (or created) and not ended."""
+        self._status_titles = frozenset(status_titles)
+        self._status: set[ProgressToken] = set()
+        """Tokens begun with a status title and not ended: their reports hold nothing."""
         self._progress_seen = False
         self._last_end = float("-inf")
         """When a token last ended; -inf before any did, so no settle window is open."""
@@ -192,9 +207,17 @@ class ReadinessTracker:
             return
         self._seen_ready(now)
         kind = value.get("kind")
-        if kind == "begin":
+        title = value.get("title")
+        if kind == "begin" and isinstance(title, str) and title in self._status_titles:
+            # A status, not work: the token (created as work, maybe) holds nothing.
+            self._progress_seen = True
+            self._active.discard(token)
+            self._status.add(token)
+        elif token in self._status:
+            if kind == "end":
+                self._status.discard(token)
+        elif kind == "begin":
             self._begin(token)
-            title = value.get("title")
             if isinstance(title, str):
                 self._phases.setdefault(title, None)
         elif kind == "end" or (kind == "report" and token not in self._active):
