@@ -29,7 +29,7 @@ from .common import (
     MaxChars,
     Target,
     answer,
-    files,
+    checked_paths,
     line_of,
 )
 from .shapes import (
@@ -79,7 +79,7 @@ async def diagnostics(
     means some file did not finish (its `reason`); never read that as clean."""
 
     async def work(ws: Workspace) -> CallToolResult:
-        report = await ws.diagnostics(files(ws, paths), timeout=ws.timeout)
+        report = await ws.diagnostics(checked_paths(ws, paths), timeout=ws.timeout)
         kept = [item for item in report.items if RANK[item.severity] <= RANK[min_severity]]
         total, truncated = shapes.counts(kept, limit)
         if truncated:
