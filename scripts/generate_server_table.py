@@ -40,10 +40,17 @@ synchronisation, cell by cell), `joined` (one document of the code cells), or `-
 "Scope" names whose configuration decides the files a check of a folder gives the server, as
 its own command line checks them there (`docs/cli.md`, "Scope"): `pyright`, `basedpyright`,
 `pyrefly`, `ty` or `tsconfig`; `-` for a server that takes every file and decides itself.
+"Roots" says how the server takes a tree of several packages (`docs/guide.md`, "Roots"), as
+measured: `repository` (one process for the whole repository), `workspace` (one process per
+workspace file, its markers tried in order: a `go.work` covers the modules below it),
+`configuration` (one process per folder holding one of the files named, a `file[table]`
+counting only with that table) or `nearest` (the nearest folder holding one of them; not
+measured).
 
-| Server | Command | Files | Install | Diagnostics | Ready | Notebooks | Scope | What it is |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- |
 """
+COLUMNS = ("Server", "Command", "Files", "Install", "Diagnostics", "Ready", "Notebooks", "Scope")
+HEADER += "| " + " | ".join([*COLUMNS, "Roots", "What it is"]) + " |\n"
+HEADER += "|" + " --- |" * (len(COLUMNS) + 2) + "\n"
 
 
 def _cell(text: str) -> str:
@@ -62,6 +69,14 @@ def _notebooks(spec: ServerSpec) -> str:
     return mode + (f" ({', '.join(quirks)})" if quirks else "")
 
 
+def _roots(spec: ServerSpec) -> str:
+    """How the server takes a tree, as the table says it."""
+    if spec.roots == "repository" or not spec.root_markers:
+        return spec.roots
+    joint = " > " if spec.roots == "workspace" else ", "
+    return f"{spec.roots}: " + joint.join(f"`{marker}`" for marker in spec.root_markers)
+
+
 def row(spec: ServerSpec) -> str:
     """One table row of ``spec``."""
     command = " ".join(spec.command)
@@ -76,6 +91,7 @@ def row(spec: ServerSpec) -> str:
         spec.readiness,
         _notebooks(spec),
         spec.scope or "-",
+        _roots(spec),
         _cell(spec.description),
     ]
     return "| " + " | ".join(cells) + " |"

@@ -501,6 +501,9 @@ def test_a_spec_copies_its_inputs_and_stores_lists() -> None:
         ({"command": ["x"], "ready_registration": ""}, "ready_registration"),
         ({"command": ["x"], "position_encodings": "utf-8"}, "position_encodings"),
         ({"command": ["x"], "executables": [3]}, "executables"),
+        ({"command": ["x"], "roots": "single"}, "roots"),
+        ({"command": ["x"], "root_markers": ["setup.cfg[metadata]"]}, "root_markers"),
+        ({"command": ["x"], "navigation_waits": "yes"}, "navigation_waits"),
     ],
 )
 def test_a_bad_spec_field_is_a_value_error_naming_it(

@@ -84,6 +84,7 @@ ASYNC_ONLY = {
     "missing_server",
     "notebook",
     "on_progress",
+    "place",
     "root_files",
     "specs_for",
     "started",

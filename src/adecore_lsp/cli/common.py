@@ -236,19 +236,6 @@ def scope(args: argparse.Namespace, ws: Workspace) -> tuple[list[Path], str]:
     return files, named
 
 
-def absolute_target(target: str, cwd: Path) -> str:
-    """A target whose file is relative to the current folder, made absolute for the
-    workspace (a bare name is left as it is)."""
-    from ..protocol.workspace.targets import PositionTarget, SymbolTarget, parse_target
-
-    parsed = parse_target(target)
-    if isinstance(parsed, PositionTarget):
-        return str(PositionTarget(str(cwd / parsed.path), parsed.line, parsed.column, parsed.cell))
-    if isinstance(parsed, SymbolTarget):
-        return str(SymbolTarget(str(cwd / parsed.path), parsed.names, parsed.index))
-    return target
-
-
 def say_unfinished(output: Output, files: dict[str, FileStatus], shown: Shown) -> None:
     """The stderr line naming the files whose diagnostics are not final, and why."""
     unfinished = {path: status for path, status in files.items() if not status.complete}

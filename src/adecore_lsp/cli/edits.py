@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..workspace.model import Diagnostic, DiagnosticsDelta, EditPlan
 from ..workspace.workspace import Workspace
-from .common import Shown, absolute_target, cwd_of, incomplete, reasons_in_words, scope
+from .common import Shown, cwd_of, incomplete, reasons_in_words, scope
 from .output import Output, one_line, shown_path
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -113,7 +113,8 @@ def _count(count: int, word: str) -> str:
 
 
 async def rename(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
-    plan = await ws.rename(absolute_target(args.target, cwd_of(args)), args.new_name)
+    place = await ws.place(args.target, base=cwd_of(args), whole=True)
+    plan = await ws.rename(place, args.new_name)
     return await _edit(args, output, ws, plan)
 
 

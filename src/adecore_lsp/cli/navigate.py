@@ -15,8 +15,9 @@ from typing import Any
 from ..plain_text import escape_controls
 from ..workspace.lines import line_of
 from ..workspace.model import Location, Results, Symbol, cell_prefix
+from ..workspace.places import WHOLE_ROOT
 from ..workspace.workspace import Workspace
-from .common import Shown, absolute_target, cwd_of, say_incomplete
+from .common import Shown, cwd_of, say_incomplete
 from .output import Output, shown_path
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -36,7 +37,7 @@ def _place_json(ws: Workspace, place: Location) -> dict[str, Any]:
 
 
 async def hover(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
-    text = await ws.hover(absolute_target(args.target, cwd_of(args)))
+    text = await ws.hover(await ws.place(args.target, base=cwd_of(args)))
     if args.format == "json":
         output.result(json.dumps({"markdown": text}, ensure_ascii=False) + "\n")
     elif text is not None:
@@ -48,7 +49,8 @@ async def hover(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
 
 async def places(args: argparse.Namespace, output: Output, ws: Workspace, kind: str) -> int:
     """One of the commands that list places."""
-    target = absolute_target(args.target, cwd_of(args))
+    # The target is resolved once, here, into the place every call below takes.
+    target = await ws.place(args.target, base=cwd_of(args), whole=kind in WHOLE_ROOT)
     if kind == "references":
         found: Results[Any] = await ws.references(
             target, include_declaration=args.include_declaration, context=args.context

@@ -42,7 +42,7 @@ from .common import (
     lines_in,
 )
 from .shapes import EditShape, PlanShape
-from .state import State, call, check_target, inside
+from .state import State, call, check_target, inside, target_place
 from .text_edits import Offsets, Replacement, file_diff, replace_all, replace_lines
 
 # Internal to the library: nothing here is public API.
@@ -78,7 +78,7 @@ async def rename(
     given = target
 
     async def work(ws: Workspace) -> CallToolResult:
-        plan = await ws.rename(check_target(ws, given), new_name)
+        plan = await ws.rename(await target_place(ws, given, whole=True), new_name)
         return _plan(ws, plan, None, tool="rename", max_chars=max_chars)
 
     return await call(ctx, work)
@@ -94,7 +94,7 @@ async def apply_rename(
     deadline = _deadline(ctx)
 
     async def work(ws: Workspace) -> CallToolResult:
-        plan = await ws.rename(check_target(ws, given), new_name)
+        plan = await ws.rename(await target_place(ws, given, whole=True), new_name)
         applied = await _apply(ws, plan, deadline)
         return _plan(ws, plan, applied, tool="rename", max_chars=max_chars)
 

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import mcp_types as types
@@ -30,6 +30,9 @@ from ..errors import AmbiguousTargetError, LspError
 from ..paths import uri_to_path
 from ..protocol.workspace.targets import PositionTarget, SymbolTarget, parse_target
 from ..workspace.workspace import Workspace
+
+if TYPE_CHECKING:
+    from ..workspace.places import Place
 
 # Internal to the library: nothing here is public API.
 __all__: list[str] = []
@@ -170,6 +173,18 @@ def _within(root: Path, full: Path) -> bool:
     except OSError:
         return False
     return real == root or root in real.parents
+
+
+async def target_place(ws: Workspace, given: str, *, whole: bool = False) -> Place:
+    """``given`` resolved once into the place the tool's call takes (``whole`` for a
+    question about every file: ``places.WHOLE_ROOT``); a file it names must be inside the
+    root.
+
+    Raises:
+        ValueError: a target that does not parse (the message lists the forms), or a path
+            outside the root.
+    """
+    return await ws.place(given, check=lambda path: inside(ws, path), whole=whole)
 
 
 def check_target(ws: Workspace, given: str) -> str:

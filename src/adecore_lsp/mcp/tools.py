@@ -41,7 +41,7 @@ from .shapes import (
     StatusList,
     SymbolList,
 )
-from .state import State, call, check_target, inside
+from .state import State, call, inside, target_place
 
 # Internal to the library: nothing here is public API.
 __all__: list[str] = []
@@ -169,7 +169,7 @@ async def definition(
     given = target
 
     async def work(ws: Workspace) -> CallToolResult:
-        found = await ws.definition(check_target(ws, given))
+        found = await ws.definition(await target_place(ws, given))
         return _locations(
             ws, found, found.complete, found.reason, "definition", given, max_chars=max_chars
         )
@@ -211,7 +211,7 @@ async def type_definition(
     given = target
 
     async def work(ws: Workspace) -> CallToolResult:
-        found = await ws.type_definition(check_target(ws, given))
+        found = await ws.type_definition(await target_place(ws, given))
         return _located(ws, found, "type definition", given, limit, max_chars)
 
     return await call(ctx, work)
@@ -225,7 +225,7 @@ async def implementation(
     given = target
 
     async def work(ws: Workspace) -> CallToolResult:
-        found = await ws.implementation(check_target(ws, given))
+        found = await ws.implementation(await target_place(ws, given))
         return _located(ws, found, "implementation", given, limit, max_chars)
 
     return await call(ctx, work)
@@ -240,7 +240,7 @@ async def callers(
     given = target
 
     async def work(ws: Workspace) -> CallToolResult:
-        found = await ws.callers(check_target(ws, given))
+        found = await ws.callers(await target_place(ws, given, whole=True))
         return _calls(ws, found, "callers", given, limit, max_chars)
 
     return await call(ctx, work)
@@ -254,7 +254,7 @@ async def callees(
     given = target
 
     async def work(ws: Workspace) -> CallToolResult:
-        found = await ws.callees(check_target(ws, given))
+        found = await ws.callees(await target_place(ws, given, whole=True))
         return _calls(ws, found, "callees", given, limit, max_chars)
 
     return await call(ctx, work)
@@ -291,7 +291,7 @@ async def hover(
     given = target
 
     async def work(ws: Workspace) -> CallToolResult:
-        markdown = shapes.cut_hover(await ws.hover(check_target(ws, given)))
+        markdown = shapes.cut_hover(await ws.hover(await target_place(ws, given)))
         result: HoverShape = {"markdown": markdown}
         return answer(render.hover(markdown, given), result, max_chars)
 
@@ -315,9 +315,8 @@ async def references(
     given = target
 
     async def work(ws: Workspace) -> CallToolResult:
-        found = await ws.references(
-            check_target(ws, given), include_declaration=include_declaration, context=context
-        )
+        place = await target_place(ws, given, whole=True)
+        found = await ws.references(place, include_declaration=include_declaration, context=context)
         total, truncated = shapes.counts(found, limit)
         lines = line_of(ws)
         result: ReferenceList = {

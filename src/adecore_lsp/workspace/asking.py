@@ -18,6 +18,7 @@ from .notebooks import place_for
 from .servers import ServerHandle
 
 if TYPE_CHECKING:
+    from .places import Place
     from .workspace import Workspace
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -43,7 +44,29 @@ async def first_answer(
     """``Workspace.first_answer``: the disk synced, ``path`` opened, its servers asked."""
     await ws.sync_disk()
     handles = await ws.open(path)
-    uri = ws.paths.uri(path)
+    return await _first(ws, handles, ws.paths.uri(path), method, call, non_empty, offset)
+
+
+async def ask_at(
+    ws: Workspace, place: Place, method: str, call: Any, non_empty: bool = False
+) -> tuple[ServerHandle, LspSession, Any]:
+    """:func:`first_answer` at a resolved place: ``call(session, uri, offset)`` with each
+    server's own URI and offset there (nothing about the place is derived again)."""
+    await ws.sync_disk()
+    handles = await ws.open_files.open_at(place.path, place.uri, handles=place.handles)
+    return await _first(ws, handles, place.uri, method, call, non_empty, place.offset)
+
+
+async def _first(
+    ws: Workspace,
+    handles: list[ServerHandle],
+    uri: str,
+    method: str,
+    call: Any,
+    non_empty: bool,
+    offset: int | None,
+) -> tuple[ServerHandle, LspSession, Any]:
+    """The first of ``handles`` (the open file's servers) that answers ``call``."""
     view = ws.open_files.view(uri)
     if offset is None:
         return await ask(ws, handles, method, lambda session: call(session, uri), uri, non_empty)

@@ -27,11 +27,11 @@ from ..protocol.workspace.notebook_edits import cells_of_edit
 from ..session import LspSession
 from ..write_path import WriteSet
 from . import checking
+from .asking import ask_at
 from .changes import covered, others_changed
 from .delta import delta_of
 from .files import NotUtf8Error, read_text
 from .model import AppliedPlan, EditPlan, FileEdit, FileOperation, FileStatus
-from .navigation import target_offset
 from .notebook_editing import (
     document_edit,
     encoding_of,
@@ -44,7 +44,8 @@ from .notebooks import cell_diff, is_notebook, notebook_of_uri
 from .outlines import prepare_whole
 
 if TYPE_CHECKING:
-    from .workspace import Target, Workspace
+    from .places import Place
+    from .workspace import Workspace
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -140,17 +141,22 @@ def make_plan(ws: Workspace, edits: Sequence[tuple[Any, str]]) -> EditPlan:
     return EditPlan(files, operations, "".join(diffs), raw=raw, snapshot=snapshot)
 
 
-async def rename(ws: Workspace, target: Target, new_name: str) -> EditPlan:
+def check_name(new_name: str) -> None:
+    """Refuse a new name that is not a non-empty string (before anything is asked).
+
+    Raises:
+        ValueError: naming what was given.
+    """
     if not new_name or not isinstance(new_name, str):
         raise ValueError(f"a new name must be a non-empty string, not {new_name!r}")
-    complete, reason, _timed_out = await prepare_whole(ws)
-    path, offset, _symbol = await target_offset(ws, target)
-    with ws.collecting(ws.handles_for(path)) as sent:
-        _handle, session, edit = await ws.first_answer(
-            path,
-            "textDocument/rename",
-            lambda s, uri, at: s.rename(uri, at, new_name),
-            offset=offset,
+
+
+async def rename(ws: Workspace, place: Place, new_name: str) -> EditPlan:
+    """``Workspace.rename`` at a resolved place (``new_name`` checked by :func:`check_name`)."""
+    complete, reason, _timed_out = place.whole or await prepare_whole(ws)
+    with ws.collecting(place.handles) as sent:
+        _handle, session, edit = await ask_at(
+            ws, place, "textDocument/rename", lambda s, uri, at: s.rename(uri, at, new_name)
         )
     # Asked with only max_open_files of the root's files open, the server may miss some.
     plan = replace(
@@ -158,8 +164,8 @@ async def rename(ws: Workspace, target: Target, new_name: str) -> EditPlan:
     )
     if not plan.files and not plan.file_ops:
         raise EmptyEditError(
-            str(target),
-            f"renaming {target} to {new_name} changes nothing: the server answered no edits",
+            place.target,
+            f"renaming {place.target} to {new_name} changes nothing: the server answered no edits",
         )
     return plan
 

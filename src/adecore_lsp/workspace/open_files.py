@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Collection, ItemsView
+from collections.abc import Collection, ItemsView, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import WorkspaceClosedError
 from ..write_path import WriteSet
-from .files import DiskState, read_text
+from .files import DiskState, read_text, root_files
 from .notebooks import (
     NotebookView,
     close_in,
@@ -62,6 +63,7 @@ class OpenFiles:
         self._notebook_parts: dict[str, NotebookView] = {}
         """Each open notebook by the URIs of its cells and of its joined document."""
         self.texts = Texts(self.current_text)
+        self._in_root: bool | None = None
 
     # -- what is open ---------------------------------------------------------------------
 
@@ -95,6 +97,12 @@ class OpenFiles:
         """Whether a notebook is open."""
         return bool(self._notebooks)
 
+    def notebooks_in_root(self) -> bool:
+        """Whether the root holds a notebook (looked for once)."""
+        if self._in_root is None:
+            self._in_root = self.has_notebooks or bool(root_files(self.root, is_notebook))
+        return self._in_root
+
     def view(self, uri: str) -> NotebookView | None:
         """The open notebook whose file has ``uri``, else ``None``."""
         return self._notebooks.get(uri)
@@ -113,7 +121,9 @@ class OpenFiles:
         Raises:
             ValueError: a path that is not a file, naming it.
         """
-        full = self.paths.absolute(path)
+        return self._is_file(self.paths.absolute(path))
+
+    def _is_file(self, full: Path) -> Path:
         if not full.is_file():
             raise ValueError(f"{self.paths.relative(full)} is not a file (the root is {self.root})")
         return full
@@ -126,24 +136,49 @@ class OpenFiles:
         """``Workspace.open``: ``path`` opened in every server that takes it (with
         ``servers``, in those of these ids only: a check's scope); the handles."""
         full = self.paths.absolute(path)
-        uri = self.paths.uri(full)
+        return await self.open_at(full, self.paths.uri(full), servers)
+
+    async def open_at(
+        self,
+        full: Path,
+        uri: str,
+        servers: Collection[str] | None = None,
+        *,
+        handles: Sequence[ServerHandle] | None = None,
+    ) -> list[ServerHandle]:
+        """:meth:`open` of an absolute path whose URI is known already (a resolved place);
+        with ``servers``, only in the servers of those ids (a check's scope); with
+        ``handles``, the file's servers as ``handles_for`` gave them already.
+
+        Raises:
+            LspError: the workspace is closed: it starts nothing.
+        """
+        if self._servers.closed:
+            raise WorkspaceClosedError()
         known = self._open.get(uri)
         if known is None:
             disk = DiskState.of_file(full)
             if disk is None:
-                self.file(full)  # raises, naming the path
+                self._is_file(full)  # raises, naming the path
             known = OpenFile(full, read_text(full), disk)
             self._open[uri] = known
         else:
-            self.file(full)
-        return await self.send(full, uri, known.text, servers)
+            self._is_file(full)
+        return await self.send(full, uri, known.text, servers, handles=handles)
 
     async def send(
-        self, full: Path, uri: str, text: str, servers: Collection[str] | None = None
+        self,
+        full: Path,
+        uri: str,
+        text: str,
+        servers: Collection[str] | None = None,
+        *,
+        handles: Sequence[ServerHandle] | None = None,
     ) -> list[ServerHandle]:
         """Give ``text`` of ``full`` to every server that takes it (those of ``servers``'
-        ids, when given), opening it there or sending the change; the handles that have it."""
-        handles = self._servers.handles_for(full)
+        ids, when given; ``handles``, when ``handles_for`` gave them already), opening it
+        there or sending the change; the handles that have it."""
+        handles = self._servers.handles_for(full) if handles is None else list(handles)
         if servers is not None:
             handles = [handle for handle in handles if handle.spec.id in servers]
         view = None

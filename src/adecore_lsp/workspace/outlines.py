@@ -7,14 +7,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import AmbiguousTargetError, ErrorCodes, LspError, TargetNotFoundError
 from ..protocol.workspace import targets as parsing
 from ..session import LspSession
 from .checking import wait_ready
-from .model import ResultReason, Symbol
-from .notebooks import located
+from .model import ResultReason, Results, Symbol
+from .notebooks import located, tracked
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -40,6 +40,37 @@ async def outline(ws: Workspace, path: Path) -> tuple[LspSession, list[Any]]:
             ) from None
         raise
     return session, list(symbols)
+
+
+async def notebook_symbols(ws: Workspace, full: Path, depth: int | None) -> Results[Symbol]:
+    """The outline of a notebook: each code cell's, in order (or the joined document's),
+    from the first server that answers, each symbol with its cell."""
+    handles = await ws.open(full)
+    view = ws.notebook(full)
+    found: Results[Symbol] = Results()
+    for handle in handles:
+        if view is None:
+            break
+        try:
+            for uri in tracked(handle, view.uri):
+                _handle, session, tree = await ws.ask(
+                    [handle],
+                    "textDocument/documentSymbol",
+                    lambda s, u=uri: s.document_symbols(u),
+                    uri,
+                )
+                found.extend(
+                    to_symbol(ws, session, uri, raw, raw["name"], None, depth) for raw in tree
+                )
+        except LspError as error:
+            if error.code != ErrorCodes.MethodNotFound:
+                raise
+            continue
+        return found
+    raise LspError(
+        ErrorCodes.MethodNotFound,
+        f"no server of {ws.paths.relative(full)} gives outlines (textDocument/documentSymbol)",
+    )
 
 
 def to_symbol(
@@ -98,13 +129,20 @@ def one(target: str, found: list[Symbol]) -> Symbol:
     raise AmbiguousTargetError(target, candidates)
 
 
-async def prepare_whole(ws: Workspace) -> tuple[bool, ResultReason | None, bool]:
-    """Open the root's files the servers take (at most ``max_open_files``) and wait for the
-    servers' readiness, so that answers do not depend on which files happen to be open.
+class Whole(NamedTuple):
+    """How the root's files were opened for a question about every file."""
 
-    Returns whether every file could be opened, the reason when not, and whether some
-    server timed out getting ready.
-    """
+    complete: bool
+    """Whether every file could be opened."""
+    reason: ResultReason | None
+    """Why not (``"too_many_files"``), else ``None``."""
+    timed_out: bool
+    """Whether some server timed out getting ready."""
+
+
+async def prepare_whole(ws: Workspace) -> Whole:
+    """Open the root's files the servers take (at most ``max_open_files``) and wait for the
+    servers' readiness, so that answers do not depend on which files happen to be open."""
     await ws.sync_disk()
     files = ws.root_files()
     complete: bool = True
@@ -130,4 +168,4 @@ async def prepare_whole(ws: Workspace) -> tuple[bool, ResultReason | None, bool]
         if handle.state == "running":
             readiness = await wait_ready(handle, began, ws.timeout)
             timed_out = timed_out or readiness.state == "timed_out"
-    return complete, reason, timed_out
+    return Whole(complete, reason, timed_out)

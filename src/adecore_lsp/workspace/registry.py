@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 import orjson
 
 from ..errors import ServerNotFoundError
+from ..protocol.workspace.roots import check_policy, markers
 from ..protocol.workspace.scope_readers import READERS
 from . import executables
 from .executables import (
@@ -57,6 +58,7 @@ _BOOL_FIELDS = (
     "notebook_cell_pushes_final",
     "notebook_version_pushes",
     "ipython",
+    "navigation_waits",
 )
 NOTEBOOK_MODES = ("sync", "joined")
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -149,6 +151,16 @@ class ServerSpec:
     command line would check them there (``docs/cli.md``, "Scope"): ``"basedpyright"``,
     ``"pyright"``, ``"pyrefly"``, ``"ty"`` or ``"tsconfig"``; ``None`` for a server that
     takes every file and decides itself (ruff skips what its own configuration excludes)."""
+    roots: str = "nearest"
+    """How the server takes a tree of several packages, as measured (``docs/guide.md``,
+    "Roots"): ``"repository"`` (one process for the whole repository), ``"workspace"`` (one
+    per workspace file: ``root_markers`` are tiers, the first found above a file wins),
+    ``"configuration"`` (one per folder holding the server's configuration, which
+    ``root_markers`` name) or ``"nearest"`` (the nearest folder holding a root marker)."""
+    navigation_waits: bool = False
+    """The server answers from the lone file until its project has loaded
+    (typescript-language-server: a definition is the import line for seconds): a question
+    about a place waits for its readiness first."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id:
@@ -192,6 +204,14 @@ class ServerSpec:
         self._check_seconds("shutdown_timeout", self.shutdown_timeout, optional=True)
         if self.diagnostics_probe is not None:
             self._check_probe(self.diagnostics_probe)
+        try:
+            check_policy(self.roots)
+        except ValueError as error:
+            raise ValueError(f"server {self.id!r}: {error}") from None
+        try:
+            markers(self.root_markers)
+        except ValueError as error:
+            raise ValueError(f"server {self.id!r}: root_markers: {error}") from None
         if self.scope is not None and self.scope not in READERS:
             self._fail("scope", f"one of {', '.join(READERS)} or absent", self.scope)
         if self.notebooks is not None and self.notebooks not in NOTEBOOK_MODES:

@@ -10,6 +10,7 @@ decides a server's root; everything else asks it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import stat
@@ -19,6 +20,8 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from ..errors import ServerNotFoundError, WorkspaceClosedError
+from ..protocol.workspace.roots import Marker, markers, server_root
+from .disk_tree import DiskTree, folders_up
 from .files import root_files
 from .processes import Connect
 from .registry import Registry, ServerSpec
@@ -83,6 +86,9 @@ class ServerChoice:
         """Set when the workspace closes: no handle is made after that."""
         self._handles: dict[tuple[str, Path], ServerHandle] = {}
         self._roots: dict[tuple[str, str], Path] = {}
+        self._markers: dict[tuple[str, ...], tuple[Marker, ...]] = {}
+        self._tree = DiskTree()
+        """The markers above the files, looked at once (see :meth:`root_for`)."""
         self._which: dict[int, tuple[str | None, float]] = {}
 
     def notice(self) -> str | None:
@@ -260,6 +266,24 @@ class ServerChoice:
             used.update(handles)
         return handles
 
+    async def close(self) -> bool:
+        """Make no handle from now on, and stop every server made, waiting for each to end
+        also when the caller is cancelled meanwhile (Ctrl-C, SIGTERM: leaving now would
+        leave them to whatever ends the program). Returns whether it was."""
+        self.closed = True
+        handles = self.started()
+        cancelled = False
+        if handles:
+            stopping = asyncio.gather(
+                *(handle.stop() for handle in handles), return_exceptions=True
+            )
+            while not stopping.done():
+                try:
+                    await asyncio.shield(stopping)
+                except asyncio.CancelledError:
+                    cancelled = True
+        return cancelled
+
     @property
     def handles(self) -> ValuesView[ServerHandle]:
         """Every handle made so far, in the order they were made (a live view, no copy)."""
@@ -290,9 +314,13 @@ class ServerChoice:
 
     def root_for(self, spec: ServerSpec, path: Path) -> Path:
         """The folder ``spec``'s server runs from for ``path``: one server runs per (server,
-        root). The nearest folder from ``path`` up to the workspace's root that holds one of
-        the spec's root markers; the workspace's root without one. Remembered per folder for
-        the workspace's life (a marker made later does not split a running server's root).
+        root). Its registry policy decides (``ServerSpec.roots``, see
+        :mod:`adecore_lsp.protocol.workspace.roots`): the workspace's root for a server that
+        takes the whole repository; else the folder of ``path`` or above it, up to the
+        workspace's root, that holds the right root marker (only the markers that hold the
+        server's configuration, for a server that runs per configuration); the workspace's
+        root without one. Remembered per folder for the workspace's life (a marker made
+        later does not split a running server's root).
 
         The one place that decides a server's root: handles, restarts after files came or
         went, and the root a server is started with all follow what it answers.
@@ -300,13 +328,15 @@ class ServerChoice:
         key = (spec.id, os.path.dirname(path))
         known = self._roots.get(key)
         if known is None:
-            known = self._roots[key] = self._nearest_marked(spec, path)
+            known = self._roots[key] = self._decide_root(spec, path)
         return known
 
-    def _nearest_marked(self, spec: ServerSpec, path: Path) -> Path:
+    def _decide_root(self, spec: ServerSpec, path: Path) -> Path:
         folder = path.parent
-        if not spec.root_markers or folder == self.root or self.root not in folder.parents:
+        if spec.roots == "repository" or folder == self.root or self.root not in folder.parents:
             return self.root
-        if any((folder / marker).exists() for marker in spec.root_markers):
-            return folder
-        return self.root_for(spec, folder)  # the parent's answer, remembered for it
+        known = self._markers.get(tuple(spec.root_markers))
+        if known is None:
+            known = self._markers[tuple(spec.root_markers)] = markers(spec.root_markers)
+        chosen = server_root(spec.roots, known, folders_up(folder, self.root), self._tree)
+        return Path(chosen)

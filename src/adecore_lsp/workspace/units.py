@@ -102,14 +102,16 @@ class Texts:
         self._current = current
         self._indexes: dict[str, tuple[str, LineIndex]] = {}
 
-    def index(self, uri: str) -> LineIndex | None:
+    def index(self, uri: str, path: Path | None = None) -> LineIndex | None:
+        """The line index of ``uri``'s text (``path``: its file, when known already)."""
         text = self._current(uri)
         if text is None:
             cached = self._indexes.get(uri)
             if cached is not None:
                 return cached[1]
             try:
-                text = uri_to_path(uri).read_text(encoding="utf-8", errors="replace")
+                file = path if path is not None else uri_to_path(uri)
+                text = file.read_text(encoding="utf-8", errors="replace")
             except (OSError, ValueError):
                 return None
         cached = self._indexes.get(uri)

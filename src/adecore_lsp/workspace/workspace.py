@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Concatenate, ParamSpec, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from ..errors import ServerNotFoundError, WorkspaceClosedError
 from ..session import LspSession
@@ -27,7 +27,6 @@ from ..types import Disposable
 from ..write_path import recover
 from . import asking, checking, disk_sync
 from .edit_collection import EditCollection
-from .files import root_files
 from .model import (
     AppliedPlan,
     DiagnosticsDelta,
@@ -40,7 +39,7 @@ from .model import (
     ServerStatus,
     Symbol,
 )
-from .notebooks import NotebookView, is_notebook
+from .notebooks import NotebookView
 from .open_files import OpenFiles
 from .processes import Connect
 from .registry import Registry, ServerSpec
@@ -49,6 +48,9 @@ from .servers import ServerHandle, Signal
 from .tracing import Trace
 from .trust import is_trusted
 from .units import Paths
+
+if TYPE_CHECKING:
+    from .places import Place
 
 __all__ = ["Workspace"]
 
@@ -150,7 +152,6 @@ class Workspace:
         self.open_files = OpenFiles(self.paths, self.server_choice)
         """The open files, their texts, and the servers' copies of them."""
         self.texts = self.open_files.texts
-        self._notebooks_in_root: bool | None = None
         self._progress_listeners: list[Callable[[str, Any], object]] = []
         self._edits = EditCollection()
         self.tree = disk_sync.TreeStock(self.root)
@@ -195,20 +196,7 @@ class Workspace:
         """Shut every server down; shielded, so an interrupted program still ends them."""
         if self.server_choice.closed:
             return
-        self.server_choice.closed = True
-        handles = self.server_choice.started()
-        cancelled = False
-        if handles:
-            stopping = asyncio.gather(
-                *(handle.stop() for handle in handles), return_exceptions=True
-            )
-            # A cancelled caller (Ctrl-C, SIGTERM) still waits for every server to end:
-            # leaving now would leave them to whatever ends the program.
-            while not stopping.done():
-                try:
-                    await asyncio.shield(stopping)
-                except asyncio.CancelledError:
-                    cancelled = True
+        cancelled = await self.server_choice.close()
         if self._trace is not None:
             self._trace.close()
         if cancelled:
@@ -272,16 +260,8 @@ class Workspace:
             connect=self._connect,
             on_apply_edit=self._edits.answer,
             on_registered=self._registered,
-            notebooks_in_root=self._has_notebooks,
+            notebooks_in_root=self.open_files.notebooks_in_root,
         )
-
-    def _has_notebooks(self) -> bool:
-        """Whether the root holds a notebook (looked for once)."""
-        if self._notebooks_in_root is None:
-            self._notebooks_in_root = self.open_files.has_notebooks or bool(
-                root_files(self.root, is_notebook)
-            )
-        return self._notebooks_in_root
 
     @_when_open
     async def session_for(self, path: str | os.PathLike[str]) -> LspSession:
@@ -458,38 +438,57 @@ class Workspace:
     # -- navigation ------------------------------------------------------------------------
 
     @_when_open
+    async def place(
+        self,
+        target: Target | Place,
+        *,
+        base: Path | None = None,
+        check: Callable[[str], object] | None = None,
+        whole: bool = False,
+    ) -> Place:
+        """``target`` resolved once into the Place the calls below take (a Place as it is):
+        what the command line and the MCP server make of a user's target; see
+        :func:`.places.place` for ``base``, ``check`` and ``whole``."""
+        from . import places
+
+        if isinstance(target, places.Place) and (target.whole is not None or not whole):
+            return target  # made once already: handed on as it is
+        return await places.place(self, target, base=base, check=check, whole=whole)
+
+    @_when_open
     async def resolve(self, target: Target) -> Symbol:
         """The one symbol ``target`` names (an error lists the candidates of several)."""
-        from . import navigation
+        from . import places
 
-        return await navigation.resolve(self, target)
-
-    @_when_open
-    async def definition(self, target: Target) -> Results[Location]:
-        from . import navigation
-
-        return await navigation.locations(self, target, "definition")
+        return await places.resolve(self, target)
 
     @_when_open
-    async def type_definition(self, target: Target) -> Results[Location]:
+    async def definition(self, target: Target | Place) -> Results[Location]:
         from . import navigation
 
-        return await navigation.locations(self, target, "type_definition")
+        return await navigation.locations(self, await self.place(target), "definition")
 
     @_when_open
-    async def implementation(self, target: Target) -> Results[Location]:
+    async def type_definition(self, target: Target | Place) -> Results[Location]:
         from . import navigation
 
-        return await navigation.locations(self, target, "implementation")
+        return await navigation.locations(self, await self.place(target), "type_definition")
+
+    @_when_open
+    async def implementation(self, target: Target | Place) -> Results[Location]:
+        from . import navigation
+
+        return await navigation.locations(self, await self.place(target), "implementation")
 
     @_when_open
     async def references(
-        self, target: Target, *, include_declaration: bool = False, context: int = 0
+        self, target: Target | Place, *, include_declaration: bool = False, context: int = 0
     ) -> Results[Reference]:
         """Every use of what ``target`` names, each with its container and context lines."""
         from . import navigation
 
-        return await navigation.references(self, target, include_declaration, context)
+        place = await self.place(target, whole=True)
+        return await navigation.references(self, place, include_declaration, context)
 
     @_when_open
     async def symbols(
@@ -509,32 +508,33 @@ class Workspace:
         return await search.find(self, query, limit)
 
     @_when_open
-    async def callers(self, target: Target) -> Results[Symbol]:
+    async def callers(self, target: Target | Place) -> Results[Symbol]:
         from . import navigation
 
-        return await navigation.calls(self, target, incoming=True)
+        return await navigation.calls(self, await self.place(target, whole=True), incoming=True)
 
     @_when_open
-    async def callees(self, target: Target) -> Results[Symbol]:
+    async def callees(self, target: Target | Place) -> Results[Symbol]:
         from . import navigation
 
-        return await navigation.calls(self, target, incoming=False)
+        return await navigation.calls(self, await self.place(target, whole=True), incoming=False)
 
     @_when_open
-    async def hover(self, target: Target) -> str | None:
+    async def hover(self, target: Target | Place) -> str | None:
         """What the server says about ``target``, as markdown, or ``None``."""
         from . import navigation
 
-        return await navigation.hover(self, target)
+        return await navigation.hover(self, await self.place(target))
 
     # -- edits -----------------------------------------------------------------------------
 
     @_when_open
-    async def rename(self, target: Target, new_name: str) -> EditPlan:
+    async def rename(self, target: Target | Place, new_name: str) -> EditPlan:
         """The plan of renaming what ``target`` names; nothing is written."""
         from . import editing
 
-        return await editing.rename(self, target, new_name)
+        editing.check_name(new_name)
+        return await editing.rename(self, await self.place(target, whole=True), new_name)
 
     @_when_open
     async def format(
