@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..errors import ServerNotFoundError
 from ..workspace import scopes
 from ..workspace.workspace import Workspace
 from .common import cwd_of, scope
@@ -54,7 +55,11 @@ def _deciding(ws: Workspace, files: list[Path]) -> str:
     found: dict[str, None] = {}
     reading = scopes.Scopes(ws.root)
     for path in files:
-        for spec in ws.specs_for(path):
+        try:
+            specs = ws.specs_for(path)
+        except ServerNotFoundError:
+            continue  # the check says which server is missing
+        for spec in specs:
             if spec.scope is not None:
                 scope_of = reading.scope(spec.scope, path.parent.as_posix())
                 name = scope_of.named(ws.root.as_posix()) or f"{spec.id}'s defaults"

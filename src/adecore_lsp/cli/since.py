@@ -2,10 +2,11 @@
 introduced, in every format of ``check``.
 
 Without paths every file of the root is checked on both sides (a caller broken in a file
-the change never touched is found); the revision's side runs in a temporary folder of its
-committed files that the workspace removes afterwards, also on Ctrl-C. Old, introduced and
-resolved findings are told apart by the one rule of the workspace layer
-(``Workspace.new_since``).
+the change never touched is found), each side giving each server the files of its scope as
+that side's own configurations say (``check_files``); the revision's side runs in a
+temporary folder of its committed files that the workspace removes afterwards, also on
+Ctrl-C. Old, introduced and resolved findings are told apart by the one rule of the
+workspace layer (``Workspace.new_since``).
 """
 
 from __future__ import annotations
