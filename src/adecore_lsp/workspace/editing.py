@@ -24,10 +24,11 @@ from ..protocol.documents.notebooks import InvalidNotebookError
 from ..protocol.workspace.changes import Change
 from ..protocol.workspace.edit_plans import PlannedEdit, merge_edits, plan_edit, touched_uris
 from ..protocol.workspace.notebook_edits import cells_of_edit
+from ..protocol.workspace.root_edits import RootsDisagree, merge_root_edits
 from ..session import LspSession
 from ..write_path import WriteSet
 from . import checking
-from .asking import ask_at
+from .across_roots import RootAnswers, every_root, roots_of
 from .changes import covered, others_changed
 from .delta import delta_of
 from .files import NotUtf8Error, read_text
@@ -42,6 +43,7 @@ from .notebook_editing import (
 )
 from .notebooks import cell_diff, is_notebook, notebook_of_uri
 from .outlines import prepare_whole
+from .places import servers_of
 
 if TYPE_CHECKING:
     from .places import Place
@@ -153,21 +155,49 @@ def check_name(new_name: str) -> None:
 
 async def rename(ws: Workspace, place: Place, new_name: str) -> EditPlan:
     """``Workspace.rename`` at a resolved place (``new_name`` checked by :func:`check_name`)."""
-    complete, reason, _timed_out = place.whole or await prepare_whole(ws)
-    with ws.collecting(place.handles) as sent:
-        _handle, session, edit = await ask_at(
+    complete, reason, _timed_out = place.whole or await prepare_whole(ws, servers_of(place.handles))
+    # Every package's server renames the uses it sees (one per package for basedpyright).
+    with ws.collecting(roots_of(ws, place.handles)) as sent:
+        asked = await every_root(
             ws, place, "textDocument/rename", lambda s, uri, at: s.rename(uri, at, new_name)
         )
+    _handle, session, edit = asked.answers[0]
+    if len(asked.answers) > 1:
+        edit = _one_edit(ws, place, asked)
     # Asked with only max_open_files of the root's files open, the server may miss some.
     plan = replace(
         make_plan(ws, [(edit, encoding_of(session)), *sent]), complete=complete, reason=reason
     )
+    if not asked.complete and plan.complete:
+        plan = replace(plan, complete=False, reason="other_roots")
     if not plan.files and not plan.file_ops:
         raise EmptyEditError(
             place.target,
             f"renaming {place.target} to {new_name} changes nothing: the server answered no edits",
         )
     return plan
+
+
+def _one_edit(ws: Workspace, place: Place, asked: RootAnswers) -> Any:
+    """The renames of several roots of one server as one edit.
+
+    Raises:
+        ValueError: two roots edit one place of a file differently: nothing is planned.
+    """
+    try:
+        return merge_root_edits([answer for _session, answer in asked.sessions])
+    except RootsDisagree as error:
+        first, second = error.edits
+        raise ValueError(
+            f"renaming {place.target} is refused: the servers of two packages disagree about "
+            f"{ws.paths.display(error.uri)} (one edits {_where(first)}, the other "
+            f"{_where(second)}); nothing is planned"
+        ) from None
+
+
+def _where(edit: Any) -> str:
+    start = edit["range"]["start"]
+    return f"line {start['line'] + 1} to {edit.get('newText')!r}"
 
 
 async def format_files(ws: Workspace, paths: Paths) -> EditPlan:

@@ -33,7 +33,7 @@ __all__ = [
 T = TypeVar("T")
 
 Severity = Literal["error", "warning", "information", "hint"]
-ResultReason = Literal["not_ready", "timeout", "too_many_files"]
+ResultReason = Literal["not_ready", "timeout", "too_many_files", "other_roots"]
 FileReason = Literal["timeout", "server_crashed", "unsupported", "not_utf8"]
 
 
@@ -151,8 +151,10 @@ class Results(list[T], Generic[T]):
     """A list of results that says whether it is the whole answer.
 
     ``complete`` is ``False`` and ``reason`` says why when it may not be: ``"not_ready"``
-    (the server was still indexing and answered nothing), ``"timeout"`` or
-    ``"too_many_files"`` (more files than ``max_open_files`` would have had to be open).
+    (the server was still indexing and answered nothing), ``"timeout"``,
+    ``"too_many_files"`` (more files than ``max_open_files`` would have had to be open) or
+    ``"other_roots"`` (a server that runs per package could not be asked in one of them:
+    it failed, timed out or is not installed, so uses there may be missing).
     """
 
     complete: bool
@@ -228,9 +230,11 @@ class EditPlan:
     lists creates, renames and deletes, ``diff`` is one unified diff of every file (``a/``
     and ``b/`` paths, in path order), ``raw`` the ``WorkspaceEdit``. ``complete`` is
     ``False`` when the plan may miss files: ``reason`` ``"too_many_files"`` when the server
-    was asked with only ``max_open_files`` of the root's files open, or the reason of a file
-    ``format`` or ``fix`` left as it is. ``skipped`` maps each such file to why, as a check
-    reports it (``FileStatus(False, "not_utf8")``, ``"invalid notebook: <detail>"``).
+    was asked with only ``max_open_files`` of the root's files open, ``"other_roots"`` when
+    a rename could not ask every package's server (its uses there are not renamed), or the
+    reason of a file ``format`` or ``fix`` left as it is. ``skipped`` maps each such file
+    to why, as a check reports it (``FileStatus(False, "not_utf8")``,
+    ``"invalid notebook: <detail>"``).
     """
 
     files: dict[str, FileEdit]

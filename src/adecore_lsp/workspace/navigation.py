@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import LspError
 from ..protocol.workspace import targets as parsing
+from .across_roots import RootAnswers, every_root
 from .asking import ask_at
 from .checking import wait_ready
 from .files import is_file
 from .model import Location, Reference, Results, Symbol
 from .notebooks import is_notebook, located
 from .outlines import notebook_symbols, outline, prepare_whole, to_symbol
+from .places import servers_of
 from .servers import ServerHandle
 
 if TYPE_CHECKING:
@@ -32,6 +34,9 @@ __all__: list[str] = []
 
 READY_ALREADY = 0.05
 """A readiness wait shorter than this means the server was ready when it answered."""
+
+ACROSS_ROOTS = frozenset({"implementation"})
+"""The places of these kinds may be in any package: every root of the server is asked."""
 
 _LOCATION_METHODS = {
     "definition": "textDocument/definition",
@@ -73,37 +78,56 @@ async def locations(ws: Workspace, place: Place, kind: str) -> Results[Location]
     def call(session: Any, uri: str, at: int) -> Any:
         return getattr(session, kind)(uri, at)
 
-    handle, session, found = await ask_at(ws, place, method, call, non_empty=True)
+    if kind in ACROSS_ROOTS:
+        # Implementations may be in any package: every root of the server is asked.
+        asked = await every_root(ws, place, method, call, non_empty=True)
+        handle, session, found = asked.answers[0]
+    else:
+        handle, session, found = await ask_at(ws, place, method, call, non_empty=True)
+        asked = RootAnswers([(handle, session, found)])
     timed_out = False
-    if not found:
+    if not found and len(asked.answers) == 1:
         timed_out, was_busy = await _empty_because_not_ready(ws, handle)
         if was_busy and not timed_out:
             handle, session, found = await ask_at(ws, place, method, call, non_empty=True)
-    encoding: Any = session.position_encoding or "utf-16"
+            asked = RootAnswers([(handle, session, found)], asked.missed)
     result = Results(
         sorted(
             dict.fromkeys(
-                located(ws, item["uri"], item["range"], encoding, item) for item in found
+                located(ws, item["uri"], item["range"], _encoding(session), item)
+                for session, answer in asked.sessions
+                for item in answer or []
             ),
             key=place_order,
         )
     )
     if not result and timed_out:
         result.complete, result.reason = False, "not_ready"
+    return _whole_or_said(result, asked)
+
+
+def _encoding(session: Any) -> Any:
+    return session.position_encoding or "utf-16"
+
+
+def _whole_or_said(result: Results[Any], asked: RootAnswers) -> Results[Any]:
+    """``result``, said not whole (``other_roots``) when a root of the server could not be
+    asked."""
+    if not asked.complete and result.complete:
+        result.complete, result.reason = False, "other_roots"
     return result
 
 
 async def references(
     ws: Workspace, place: Place, include_declaration: bool, context: int
 ) -> Results[Reference]:
-    complete, reason, timed_out = place.whole or await prepare_whole(ws)
-    _handle, session, found = await ask_at(
+    complete, reason, timed_out = place.whole or await prepare_whole(ws, servers_of(place.handles))
+    asked = await every_root(
         ws,
         place,
         "textDocument/references",
         lambda s, uri, at: s.references(uri, at, include_declaration=True),
     )
-    encoding: Any = session.position_encoding or "utf-16"
     declarations: set[tuple[str, int | None, int, int]] = set()
     if not include_declaration:
         if place.symbol is not None:
@@ -119,13 +143,14 @@ async def references(
     result: Results[Reference] = Results(complete=complete, reason=reason)
     seen: set[tuple[str, int, int, int, int, int]] = set()
     kept: list[tuple[Mapping[str, Any], Location]] = []
-    for item in found:
-        at = located(ws, item["uri"], item["range"], encoding, item)
-        declared = (at.path, at.cell, at.line, at.column) in declarations
-        if declared or place_order(at) in seen:
-            continue  # one place named twice (a notebook cell by two of its URIs) is one
-        seen.add(place_order(at))
-        kept.append((item, at))
+    for session, found in asked.sessions:
+        for item in found or []:
+            at = located(ws, item["uri"], item["range"], _encoding(session), item)
+            declared = (at.path, at.cell, at.line, at.column) in declarations
+            if declared or place_order(at) in seen:
+                continue  # one place named twice (a notebook cell by two of its URIs) is one
+            seen.add(place_order(at))
+            kept.append((item, at))
     # The outlines that name each use's container, asked of the files together.
     files = list(dict.fromkeys(at.path for _item, at in kept))
     trees = await asyncio.gather(*(_outline_of(ws, path) for path in files))
@@ -136,7 +161,7 @@ async def references(
     result.sort(key=lambda reference: place_order(reference.location))
     if not result and timed_out:
         result.complete, result.reason = False, "not_ready"
-    return result
+    return _whole_or_said(result, asked)
 
 
 def place_order(place: Location) -> tuple[str, int, int, int, int, int]:
@@ -179,43 +204,41 @@ def _context(ws: Workspace, uri: str, line: int, context: int) -> tuple[str, ...
 
 
 async def calls(ws: Workspace, place: Place, *, incoming: bool) -> Results[Symbol]:
-    complete, reason, timed_out = place.whole or await prepare_whole(ws)
-    handle, session, items = await ask_at(
-        ws,
-        place,
-        "textDocument/prepareCallHierarchy",
-        lambda s, uri, at: s.prepare_call_hierarchy(uri, at),
-    )
-    result: Results[Symbol] = Results(complete=complete, reason=reason)
-    if not items:
-        if timed_out:
-            result.complete, result.reason = False, "not_ready"
-        return result
-    try:
+    complete, reason, timed_out = place.whole or await prepare_whole(ws, servers_of(place.handles))
+
+    async def call(session: Any, uri: str, at: int) -> list[Any]:
+        items = await session.prepare_call_hierarchy(uri, at)
+        if not items:
+            return []
         if incoming:
-            found: list[Any] = [c["from"] for c in await session.incoming_calls(items[0])]
-        else:
-            found = [c["to"] for c in await session.outgoing_calls(items[0])]
-    except LspError as error:
-        raise await handle.translate(error) from error
-    encoding: Any = session.position_encoding or "utf-16"
-    for item in found:
-        whole = item["range"]
-        result.append(
-            Symbol(
+            return [c["from"] for c in await session.incoming_calls(items[0])]
+        return [c["to"] for c in await session.outgoing_calls(items[0])]
+
+    # Callers may be in any package: every root of the server is asked.
+    asked = await every_root(ws, place, "textDocument/prepareCallHierarchy", call)
+    result: Results[Symbol] = Results(complete=complete, reason=reason)
+    seen: set[tuple[str, int, int, int, int, int]] = set()
+    for session, found in asked.sessions:
+        for item in found:
+            whole = item["range"]
+            symbol = Symbol(
                 name=item["name"],
                 name_path=item["name"],
                 kind=parsing.symbol_kind_name(item.get("kind", 0)),
                 location=located(
-                    ws, item["uri"], item.get("selectionRange", whole), encoding, item
+                    ws, item["uri"], item.get("selectionRange", whole), _encoding(session), item
                 ),
                 range_lines=(whole["start"]["line"] + 1, whole["end"]["line"] + 1),
                 container=item.get("detail") or None,
                 raw=item,
             )
-        )
+            if place_order(symbol.location) not in seen:
+                seen.add(place_order(symbol.location))
+                result.append(symbol)
     result.sort(key=lambda symbol: place_order(symbol.location))
-    return result
+    if not result and timed_out:
+        result.complete, result.reason = False, "not_ready"
+    return _whole_or_said(result, asked)
 
 
 async def hover(ws: Workspace, place: Place) -> str | None:

@@ -177,7 +177,12 @@ class OpenFiles:
     ) -> list[ServerHandle]:
         """Give ``text`` of ``full`` to every server that takes it (those of ``servers``'
         ids, when given; ``handles``, when ``handles_for`` gave them already), opening it
-        there or sending the change; the handles that have it."""
+        there or sending the change; the handles that have it. A new text of a file that
+        the server of another package has open too (a declaration, opened there for a
+        question about its uses) goes there as well; that server is not among those
+        returned (its findings about the file are not the file's)."""
+        if handles is None and servers is None:
+            self._also_elsewhere(full, uri, text)
         handles = self._servers.handles_for(full) if handles is None else list(handles)
         if servers is not None:
             handles = [handle for handle in handles if handle.spec.id in servers]
@@ -207,6 +212,20 @@ class OpenFiles:
             handle.open(session, uri, language_id, text)
         self.texts.forget(uri)
         return handles
+
+    def _also_elsewhere(self, full: Path, uri: str, text: str) -> None:
+        """``text`` to the servers of other roots that have ``full`` open (a file of
+        another package, opened there for a question about its uses)."""
+        own = self._servers.handles_for(full)
+        for handle in self._servers.handles:
+            if handle in own or uri not in handle.documents:
+                continue
+            language_id = handle.documents[uri][0]
+            live = handle.ready_session()
+            if live is not None:
+                handle.open(live, uri, language_id, text)
+            else:
+                handle.documents[uri] = (language_id, text)  # opened so when it starts again
 
     async def update(self, path: str | os.PathLike[str], text: str) -> None:
         """``Workspace.update``: a new, unsaved text of ``path`` for its servers."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import AmbiguousTargetError, ErrorCodes, LspError, TargetNotFoundError
@@ -140,11 +140,17 @@ class Whole(NamedTuple):
     """Whether some server timed out getting ready."""
 
 
-async def prepare_whole(ws: Workspace) -> Whole:
+async def prepare_whole(ws: Workspace, servers: Collection[str] | None = None) -> Whole:
     """Open the root's files the servers take (at most ``max_open_files``) and wait for the
-    servers' readiness, so that answers do not depend on which files happen to be open."""
+    servers' readiness, so that answers do not depend on which files happen to be open.
+
+    With ``servers`` (ids: those of the file a question is about), only the files those
+    servers take, and only their readiness: a Python question in a tree of several
+    languages starts no TypeScript or Go server."""
     await ws.sync_disk()
     files = ws.root_files()
+    if servers is not None:
+        files = [path for path in files if _taken_by(ws, path, servers)]
     complete: bool = True
     reason: ResultReason | None = None
     if len(files) > ws.max_open_files:
@@ -165,7 +171,15 @@ async def prepare_whole(ws: Workspace) -> Whole:
     timed_out = False
     began = time.monotonic()
     for handle in ws.started():
-        if handle.state == "running":
+        if handle.state == "running" and (servers is None or handle.spec.id in servers):
             readiness = await wait_ready(handle, began, ws.timeout)
             timed_out = timed_out or readiness.state == "timed_out"
     return Whole(complete, reason, timed_out)
+
+
+def _taken_by(ws: Workspace, path: Path, servers: Collection[str]) -> bool:
+    """Whether one of the servers of these ids takes ``path``."""
+    try:
+        return any(spec.id in servers for spec in ws.specs_for(path))
+    except LspError:
+        return False

@@ -13,7 +13,7 @@ picked silently: several matches raise ``AmbiguousTargetError`` listing them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,15 +88,31 @@ async def place(
     """
     if isinstance(target, Place):
         if whole and target.whole is None:
-            return replace(target, whole=await prepare_whole(ws))
+            return replace(target, whole=await prepare_whole(ws, servers_of(target.handles)))
         return target
     text, parsed = _parsed(target, base)
     if check is not None and isinstance(parsed, (parsing.PositionTarget, parsing.SymbolTarget)):
         check(parsed.path)
-    prepared = await prepare_whole(ws) if whole else None
+    prepared = await prepare_whole(ws, _servers_at(ws, parsed)) if whole else None
     path, uri, shown, offset, symbol = await _locate(ws, text, parsed)
     handles = tuple(ws.server_choice.handles_for(path))
     return Place(text, path, uri, shown, offset, symbol, handles, prepared)
+
+
+def servers_of(handles: Sequence[ServerHandle]) -> frozenset[str]:
+    """The ids of a place's servers: a question about every file opens theirs alone."""
+    return frozenset(handle.spec.id for handle in handles)
+
+
+def _servers_at(
+    ws: Workspace,
+    parsed: Location | parsing.PositionTarget | parsing.SymbolTarget | parsing.NameTarget,
+) -> frozenset[str] | None:
+    """The ids of the servers of the file a target names (``None`` for a bare name, which
+    any server may know): only their files are opened for a question about every file."""
+    if isinstance(parsed, parsing.NameTarget):
+        return None
+    return frozenset(spec.id for spec in ws.specs_for(ws.file(parsed.path)))
 
 
 def _parsed(

@@ -15,7 +15,7 @@ import contextlib
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator, Sequence, ValuesView
+from collections.abc import Callable, Iterable, Iterator, Sequence, ValuesView
 from contextvars import ContextVar
 from pathlib import Path
 
@@ -246,21 +246,44 @@ class ServerChoice:
         """
         if self.closed:
             raise WorkspaceClosedError()
-        handles = []
-        for spec in self.specs_for(path):
-            root = self.root_for(spec, path)
-            key = (spec.id, root)
-            handle = self._handles.get(key)
-            if handle is None:
-                executable = (
-                    spec.command[0]
-                    if self.connect is not None
-                    else self.registry.require(
-                        spec, self.config_root, trusted=self.trusted or id(spec) in self._given
-                    )
+        handles = [self._handle(spec, self.root_for(spec, path)) for spec in self.specs_for(path)]
+        used = _USED.get()
+        if used is not None:
+            used.update(handles)
+        return handles
+
+    def _handle(self, spec: ServerSpec, root: Path) -> ServerHandle:
+        """The handle of ``spec``'s server at ``root``, made the first time it is asked."""
+        key = (spec.id, root)
+        handle = self._handles.get(key)
+        if handle is None:
+            executable = (
+                spec.command[0]
+                if self.connect is not None
+                else self.registry.require(
+                    spec, self.config_root, trusted=self.trusted or id(spec) in self._given
                 )
-                handle = self._handles[key] = self._make_handle(spec, root, executable)
-            handles.append(handle)
+            )
+            handle = self._handles[key] = self._make_handle(spec, root, executable)
+        return handle
+
+    def roots_of(self, handle: ServerHandle, files: Iterable[Path]) -> list[ServerHandle]:
+        """Every root of ``handle``'s server among ``files`` (the tree's), ``handle`` first:
+        the processes a question about uses asks, each of which sees its own package
+        (made, not started; none but ``handle`` for a server of the whole repository).
+
+        Raises:
+            LspError: the workspace is closed: it starts nothing.
+        """
+        if self.closed:
+            raise WorkspaceClosedError()
+        spec = handle.spec
+        found: dict[Path, None] = {handle.root: None}
+        if spec.roots != "repository":
+            for path in files:
+                if spec.language_id(path) is not None:
+                    found.setdefault(self.root_for(spec, path))
+        handles = [self._handle(spec, root) for root in found]
         used = _USED.get()
         if used is not None:
             used.update(handles)
