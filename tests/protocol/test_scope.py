@@ -598,6 +598,7 @@ def test_tsconfig_defaults_out_dir_and_javascript() -> None:
     )
     assert found.include == ("**/*",)
     assert found.exclude == ("/r/out",)
+    assert found.describe("/r")["exclude"] == ["out"]
     assert covered(found, TS_TREE) == {
         "/r/src/a.ts",
         "/r/src/sub/b.ts",
@@ -653,8 +654,9 @@ def test_tsconfig_extends_paths_and_packages_relative_to_each_file() -> None:
         "/node_modules/base/strict.json": '{"include": ["only"]}',
     }
     assert scope("tsconfig", json_name).include == ("only",)
-    missing = scope("tsconfig", {"/r/tsconfig.json": '{"extends": "nothing"}'})
-    assert missing.error == "extends nothing: no such file from /r"
+    missing = scope("tsconfig", {"/r/app/tsconfig.json": '{"extends": "nothing"}'}, "/r/app")
+    assert missing.error == "extends nothing: no such file from /r/app"
+    assert missing.describe("/r")["error"] == "extends nothing: no such file from app"
     circle = {
         "/r/tsconfig.json": '{"extends": "./a.json"}',
         "/r/a.json": '{"extends": "./tsconfig.json"}',

@@ -110,8 +110,9 @@ class Scopes:
         for scope in self._nearest.values():
             if scope.error is not None:
                 where = scope.named(self.root) or "a configuration"
+                error = scope.describe(self.root)["error"]
                 text = (
-                    f"{where}: {scope.error}; {scope.reader} scope: the tool's defaults "
+                    f"{where}: {error}; {scope.reader} scope: the tool's defaults "
                     "(as its language server reads it)"
                 )
                 said[text] = None

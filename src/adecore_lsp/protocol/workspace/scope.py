@@ -93,18 +93,25 @@ class Scope:
         return f"{shown} {self.table}" if self.table else shown
 
     def describe(self, root: str) -> dict[str, Any]:
-        """The scope as ``servers --format json`` and ``doctor`` show it."""
+        """The scope as ``servers --format json`` and ``doctor`` show it: patterns as
+        written (one the tool derived from a path, such as ``outDir``, relative to
+        ``root``), and no absolute path of the root in the error."""
+
+        def shown_all(patterns: tuple[str, ...]) -> list[str]:
+            return [relative(pattern, root) for pattern in patterns]
+
         shown: dict[str, Any] = {
             "config": self.named(root),
-            "include": list(self.include),
-            "exclude": list(self.exclude),
+            "include": shown_all(self.include),
+            "exclude": shown_all(self.exclude),
         }
         if self.reader in ("pyright", "basedpyright"):
-            shown["ignore"] = list(self.ignore)
+            shown["ignore"] = shown_all(self.ignore)
         if self.reader == "tsconfig":
-            shown["files"] = list(self.files)
+            shown["files"] = shown_all(self.files)
             shown["references"] = [ref.named(root) for ref in self.references]
-        shown["error"] = self.error
+        error = self.error
+        shown["error"] = None if error is None else error.replace(root.rstrip("/") + "/", "")
         return shown
 
 
