@@ -349,6 +349,24 @@ class LspSession(ServerView, FeatureCalls):
             raise self._unusable_error()
         self._write_notification(method, params)
 
+    def add_workspace_folders(self, folders: Sequence[JSONObject]) -> bool:
+        """Tell the server of new workspace folders (``WorkspaceFolder`` objects: ``uri``
+        and ``name``) with ``workspace/didChangeWorkspaceFolders``, when it announced
+        ``workspace.workspaceFolders.changeNotifications`` or registered the method; they
+        answer its ``workspace/workspaceFolders`` from then on. Returns whether it was
+        told (a server that takes no such notification is not: start another process for
+        the folder, or restart this one with it)."""
+        if not self.supports("workspace/didChangeWorkspaceFolders"):
+            return False
+        self.notify(
+            "workspace/didChangeWorkspaceFolders",
+            {"event": {"added": list(folders), "removed": []}},
+        )
+        known = self._builtin_context.workspace_folders
+        if known is not None:
+            known.extend(folders)
+        return True
+
     def held_writes(self) -> contextlib.AbstractContextManager[None]:
         """A block whose messages go out in one write where the transport can do that (a
         server's pipes): many notifications in a row, one system call. Messages keep their

@@ -108,6 +108,7 @@ class Workspace:
         max_restarts: int = 3,
         max_open_files: int = 2000,
         trust: bool | None = None,
+        folders: Sequence[str | os.PathLike[str]] | None = None,
     ) -> None:
         self._runner = _LoopThread()
 
@@ -122,6 +123,7 @@ class Workspace:
                 max_open_files=max_open_files,
                 trust=trust,
                 on_untrusted=notices.append,
+                folders=folders,
             )
 
         notices: list[str] = []

@@ -1,6 +1,6 @@
 """What a command line chose: its servers (``--server`` ids, a ``--command`` spec) and its
-root (``--root``, else the nearest folder from the first path up that holds a root marker of
-the chosen server), every path taken from the caller's current folder."""
+root (``--root``, else the repository the first path lies in, see :func:`chosen_root`),
+every path taken from the caller's current folder."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import functools
 import shlex
 from pathlib import Path
 
+from ..protocol.workspace.roots import Marker
+from ..workspace.disk_tree import DiskTree, folders_up, repository_of
 from ..workspace.registry import Registry, ServerSpec
 from .common import cwd_of
 
@@ -91,8 +93,12 @@ def _command_languages(args: argparse.Namespace, registry: Registry) -> dict[str
 def chosen_root(
     args: argparse.Namespace, registry: Registry, specs: list[str | ServerSpec] | None
 ) -> Path:
-    """``--root``, else the nearest folder from the first path (or here) up that holds a
-    root marker of the chosen server, else that folder."""
+    """``--root``, else the repository the first path (or here) lies in: the outermost
+    folder holding a workspace file (a uv workspace, npm or pnpm workspaces, a TypeScript
+    solution, a go.work, a Cargo workspace) up to the nearest ``.git``, else the folder of
+    that ``.git``; outside any repository, the nearest folder from there up that holds a
+    root marker of the chosen server, else that folder. A command gives the same places
+    from the repository's root and from inside one of its packages."""
     cwd = cwd_of(args)
     if args.root:
         root = cwd / Path(args.root).expanduser()
@@ -102,18 +108,19 @@ def chosen_root(
     given = paths_given(args)
     first = (cwd / given[0]).resolve() if given else cwd
     start = first if first.is_dir() else first.parent
+    repository = repository_of(start)
+    if repository is not None:
+        return repository
     if specs is not None:
         markers = [m for spec in specs for m in _spec(registry, spec).root_markers]
     else:
         found = registry.for_path(str(first)) if given and not first.is_dir() else []
         markers = found[0].root_markers if found else ["pyproject.toml", "adecore-lsp.toml", ".git"]
-    folder = start
-    while True:
-        if any((folder / marker).exists() for marker in markers):
-            return folder
-        if folder.parent == folder:
-            return start
-        folder = folder.parent
+    tree = DiskTree()
+    for folder in folders_up(start):
+        if any(Marker.parse(marker).found_in(folder, tree) for marker in markers):
+            return Path(folder)
+    return start
 
 
 def _spec(registry: Registry, spec: str | ServerSpec) -> ServerSpec:

@@ -35,6 +35,7 @@ REASON_WORDS = {
     "unsupported": "no installed server takes it",
     "not_ready": "the server was not ready",
     "too_many_files": "more files than max_open_files",
+    "other_roots": "the server of another package could not be asked",
 }
 
 

@@ -68,7 +68,11 @@ async def _edit(args: argparse.Namespace, output: Output, ws: Workspace, plan: E
     delta: DiagnosticsDelta | None = None
     status = 0 if plan.complete else 3
     shown = Shown.of(args, ws)
-    if getattr(args, "write", False) and count:
+    if getattr(args, "write", False) and count and plan.reason == "other_roots":
+        from ..workspace.editing import PARTIAL_RENAME
+
+        incomplete(output, PARTIAL_RENAME)
+    elif getattr(args, "write", False) and count:
         applied = await ws.apply(plan)
         written, delta = applied.written, applied.delta
         if not delta.complete:
@@ -102,7 +106,7 @@ async def _edit(args: argparse.Namespace, output: Output, ws: Workspace, plan: E
     for reason, paths in by_reason.items():
         incomplete(output, f"left as they are ({reasons_in_words([reason])})", paths)
     if not plan.complete and not plan.skipped:
-        incomplete(output, f"the plan may miss files ({plan.reason})")
+        incomplete(output, f"the plan may miss files ({reasons_in_words([plan.reason])})")
     if getattr(args, "check", False) and count and written is None:
         return 1 if status == 0 else status
     return status

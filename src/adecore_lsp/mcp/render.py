@@ -65,6 +65,11 @@ def why(reason: str | None, timeout: float) -> str:
             "may be partial: the root has more files than the workspace opens at once, so "
             "files beyond that were not looked at"
         )
+    if reason == "other_roots":
+        return (
+            "may be partial: the language server of another package of the repository could "
+            "not be asked (it failed or timed out), so its uses may be missing; ask again"
+        )
     if reason == "server_crashed":
         return (
             "stopped: a language server crashed (it is started again on the next call); ask again"

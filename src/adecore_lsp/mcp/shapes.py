@@ -23,7 +23,9 @@ from ..workspace.model import Diagnostic, Location, Reference, ServerStatus, Sym
 __all__: list[str] = []
 
 Severity = Literal["error", "warning", "information", "hint"]
-Reason = Literal["timeout", "server_crashed", "unsupported", "not_ready", "too_many_files"]
+Reason = Literal[
+    "timeout", "server_crashed", "unsupported", "not_ready", "too_many_files", "other_roots"
+]
 State = Literal["starting", "running", "crashed", "stopped"]
 
 LINE_CAP = 400
@@ -366,6 +368,7 @@ def reason(value: str | None) -> Reason | None:
         "unsupported",
         "not_ready",
         "too_many_files",
+        "other_roots",
     )
     if value is None:
         return None

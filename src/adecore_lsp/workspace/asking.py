@@ -8,12 +8,14 @@ asked again a few times; any other failure is translated into the server's own w
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorCodes, LspError, RequestTimeoutError
 from ..session import LspSession
+from .checking import wait_ready
 from .notebooks import place_for
 from .servers import ServerHandle
 
@@ -109,7 +111,10 @@ async def ask(
             method, uri, timeout=_grace_left(session)
         ):
             continue
-        result = await _answer(handle, session, call)
+        if handle.spec.navigation_waits:
+            result = await _once_loaded(ws, handle, session, call)
+        else:
+            result = await _answer(handle, session, call)
         if not non_empty or result:
             return handle, session, result
         if found is None:
@@ -125,6 +130,19 @@ async def ask(
         ErrorCodes.MethodNotFound,
         f"no server{where} answers {method} (asked: {', '.join(asked) or 'none'})",
     )
+
+
+async def _once_loaded(ws: Workspace, handle: ServerHandle, session: LspSession, call: Any) -> Any:
+    """``call`` asked of a server that answers from the lone file until its project has
+    loaded (``ServerSpec.navigation_waits``): once it is ready, and once more when it began
+    loading again meanwhile (typescript-language-server loads a referenced project after
+    the first, and a definition asked before is the import line)."""
+    await wait_ready(handle, time.monotonic(), ws.timeout)
+    answer = await _answer(handle, session, call)
+    if handle.readiness.check(time.monotonic()).state == "waiting":
+        await wait_ready(handle, time.monotonic(), ws.timeout)
+        answer = await _answer(handle, session, call)
+    return answer
 
 
 async def _answer(handle: ServerHandle, session: LspSession, call: Any) -> Any:

@@ -54,6 +54,12 @@ __all__: list[str] = []
 
 Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
+PARTIAL_RENAME = (
+    "nothing was written: the server of a package could not be asked, so the rename would "
+    "leave its uses as they are (reason other_roots); ask again once its server answers"
+)
+"""Why a plan that could not ask every package's server is not written."""
+
 
 def _paths(ws: Workspace, paths: Paths) -> list[Path]:
     """The files to format or fix: each file given, and the files of each folder given that
@@ -300,6 +306,8 @@ async def _fix_one(ws: Workspace, path: Path, only: str) -> list[tuple[Any, str]
 async def apply(ws: Workspace, plan: EditPlan, *, allow_outside: bool = False) -> AppliedPlan:
     if not plan.files and not plan.file_ops:
         raise EmptyEditError("the plan", "the plan changes nothing: there is nothing to apply")
+    if plan.reason == "other_roots":
+        raise LspError(ErrorCodes.RequestFailed, PARTIAL_RENAME)
     unsaved = [shown for shown in plan.snapshot if _unsaved(ws, shown)]
     if unsaved:
         raise LspError(

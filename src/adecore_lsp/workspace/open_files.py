@@ -204,7 +204,12 @@ class OpenFiles:
             if len(ready) == len(handles)
             else await asyncio.gather(*(handle.session() for handle in handles))
         )
+        folders = self._servers.folders
         for handle, session in zip(handles, sessions, strict=False):
+            if folders is not None and handle.spec.roots == "repository":
+                # A file of a folder the server was not told of: told first (ruff gives a
+                # file outside its folders its default settings, not its package's).
+                handle.tell_folder(session, self._servers.folder_for(handle.spec, full))
             if view is not None:
                 open_in(handle, session, view)
                 continue

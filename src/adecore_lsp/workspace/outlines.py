@@ -19,6 +19,7 @@ from .notebooks import located, tracked
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from .servers import ServerHandle
     from .workspace import Workspace
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -156,18 +157,27 @@ async def prepare_whole(ws: Workspace, servers: Collection[str] | None = None) -
     if len(files) > ws.max_open_files:
         files = files[: ws.max_open_files]
         complete, reason = False, "too_many_files"
+    failed: set[ServerHandle] = set()
     for path in files:
         if ws.paths.uri(path) in ws.open_files:
             continue
         handles = ws.handles_for(path)
-        if handles and all(h.spec.indexes_root for h in handles):
-            # A server that indexes the whole root itself is asked without opening files.
-            await asyncio.gather(*(h.session() for h in handles))
+        if failed.intersection(handles):
             continue
         try:
-            await ws.open(path)
+            if handles and all(h.spec.indexes_root for h in handles):
+                # A server that indexes the whole root itself is asked without opening files.
+                await asyncio.gather(*(h.session() for h in handles))
+            else:
+                await ws.open(path)
         except ValueError:
             continue  # not UTF-8 text: no server reads it as code either
+        except LspError:
+            # The server of a package that does not start: its files are left (the question
+            # asks it again, and says the answer is partial when it fails again).
+            failed.update(handle for handle in handles if handle.state != "running")
+            if complete:
+                complete, reason = False, "other_roots"
     timed_out = False
     began = time.monotonic()
     for handle in ws.started():

@@ -42,6 +42,28 @@ HandleMaker = Callable[[ServerSpec, Path, str], ServerHandle]
 """Makes the handle of a spec for a server root, with its executable (not started)."""
 
 
+def workspace_folders(root: Path, given: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """``Workspace(folders=...)``: the folders given, absolute, each once, in order.
+
+    Raises:
+        ValueError: one is not a folder, or lies outside the root, naming it.
+    """
+    if isinstance(given, (str, os.PathLike)):
+        raise ValueError(f"folders is a list of folders, not {os.fspath(given)!r}")
+    found: dict[Path, None] = {}
+    for folder in given:
+        full = (root / Path(folder).expanduser()).resolve()
+        if not full.is_dir():
+            raise ValueError(f"the workspace folder {folder} is not a folder")
+        if full != root and root not in full.parents:
+            raise ValueError(
+                f"the workspace folder {folder} is outside the root {root}: give a root that "
+                "holds every folder"
+            )
+        found[full] = None
+    return list(found)
+
+
 class ServerChoice:
     """The servers of one workspace: which take a file, where each runs, their handles.
 
@@ -60,8 +82,12 @@ class ServerChoice:
         trusted: bool,
         connect: Connect | None,
         make_handle: HandleMaker,
+        folders: Sequence[Path] | None = None,
     ) -> None:
         self.paths = paths
+        self.folders: tuple[Path, ...] | None = None if folders is None else tuple(folders)
+        """The workspace's folders (absolute, inside the root), or ``None``: the root alone.
+        A server of the whole repository starts with them as its workspace folders."""
         self.root = paths.root
         self.config_root = config_root
         self.base_registry = base
@@ -335,6 +361,26 @@ class ServerChoice:
 
     # -- server roots -----------------------------------------------------------------------
 
+    def folder_for(self, spec: ServerSpec, path: Path) -> Path:
+        """The workspace folder ``path`` belongs to, for a server of the whole repository:
+        the innermost of the workspace's folders that holds it; else its package, the
+        nearest folder up to the root that holds one of ``spec``'s root markers; else the
+        root."""
+        inside = [f for f in self.folders or () if f == path or f in path.parents]
+        if inside:
+            return max(inside, key=lambda folder: len(folder.parts))
+        folder = path.parent
+        if folder != self.root and self.root not in folder.parents:
+            return self.root
+        upward = folders_up(folder, self.root)
+        return Path(server_root("nearest", self._markers_of(spec), upward, self._tree))
+
+    def _markers_of(self, spec: ServerSpec) -> tuple[Marker, ...]:
+        known = self._markers.get(tuple(spec.root_markers))
+        if known is None:
+            known = self._markers[tuple(spec.root_markers)] = markers(spec.root_markers)
+        return known
+
     def root_for(self, spec: ServerSpec, path: Path) -> Path:
         """The folder ``spec``'s server runs from for ``path``: one server runs per (server,
         root). Its registry policy decides (``ServerSpec.roots``, see
@@ -358,8 +404,6 @@ class ServerChoice:
         folder = path.parent
         if spec.roots == "repository" or folder == self.root or self.root not in folder.parents:
             return self.root
-        known = self._markers.get(tuple(spec.root_markers))
-        if known is None:
-            known = self._markers[tuple(spec.root_markers)] = markers(spec.root_markers)
-        chosen = server_root(spec.roots, known, folders_up(folder, self.root), self._tree)
+        found = self._markers_of(spec)
+        chosen = server_root(spec.roots, found, folders_up(folder, self.root), self._tree)
         return Path(chosen)

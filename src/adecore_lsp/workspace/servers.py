@@ -14,7 +14,7 @@ import logging
 import signal
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -117,8 +117,14 @@ class ServerHandle:
         on_apply_edit: Callable[[ServerHandle, Any], JSONObject] | None = None,
         on_registered: Callable[[str], None] | None = None,
         notebooks_in_root: Callable[[], bool] | None = None,
+        folders: Sequence[Path] | None = None,
     ) -> None:
         self.spec = spec
+        self.folders: list[Path] = list(folders) if folders else [root]
+        """The workspace folders the server was told of (its root alone by default): the
+        workspace's folders for a server of the whole repository, and each folder told
+        since (:meth:`tell_folder`)."""
+        self._untold: set[Path] = set()
         self.notebooks_in_root = notebooks_in_root
         """Whether the root holds notebooks: a server whose cell pulls are empty
         (basedpyright) is then asked for pushes only, so that its cells' reports come."""
@@ -306,6 +312,7 @@ class ServerHandle:
         spec = self.spec
         options: dict[str, Any] = {
             "root_uri": path_to_uri(self.root),
+            "workspace_folders": [_folder(folder) for folder in self.folders],
             "configuration": spec.settings,
             "initialization_options": _initialization_options(spec),
             # A server's workspace/applyEdit joins the plan being made (rename, format,
@@ -550,6 +557,19 @@ class ServerHandle:
             session.change_document(uri, text)
         self._expect(session, uri)
 
+    def tell_folder(self, session: LspSession, folder: Path) -> bool:
+        """Tell the running server of a workspace folder it was not told of
+        (``workspace/didChangeWorkspaceFolders``, where it announced or registered it)
+        before a file of it is opened there; whether the server now has the folder (a
+        server that takes no such notification still takes the file from its root)."""
+        if folder in self.folders:
+            return True
+        if folder in self._untold or not session.add_workspace_folders([_folder(folder)]):
+            self._untold.add(folder)
+            return False
+        self.folders.append(folder)
+        return True
+
     def declares_pulls(self) -> bool:
         """Whether the session declares pull diagnostics: when the server answers them, and
         the root has no notebooks whose cells the server would answer with empty pulls."""
@@ -579,6 +599,11 @@ class ServerHandle:
         if process is not None:
             return "\n".join(process.stderr_lines[-STDERR_QUOTED:])
         return self._last_stderr
+
+
+def _folder(folder: Path) -> JSONObject:
+    """A ``WorkspaceFolder`` of a folder: its URI and its name."""
+    return {"uri": path_to_uri(folder), "name": folder.name or str(folder)}
 
 
 def _initialization_options(spec: ServerSpec) -> dict[str, Any] | None:

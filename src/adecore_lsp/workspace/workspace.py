@@ -43,7 +43,7 @@ from .notebooks import NotebookView
 from .open_files import OpenFiles
 from .processes import Connect
 from .registry import Registry, ServerSpec
-from .server_choice import ServerChoice
+from .server_choice import ServerChoice, workspace_folders
 from .servers import ServerHandle, Signal
 from .tracing import Trace
 from .trust import is_trusted
@@ -89,6 +89,14 @@ class Workspace:
     each server's connection instead of starting its process (``adecore_lsp.testing``
     replays a trace this way); the servers then need not be installed.
 
+    ``folders`` are the workspace's folders (sub-projects of the root, each inside it): a
+    server that takes the whole repository (``ServerSpec.roots == "repository"``) starts at
+    the root with every one of them as a ``workspaceFolders`` entry, and when a file outside
+    them is first opened, a running server that takes ``workspace/didChangeWorkspaceFolders``
+    is told of its package's folder instead of anything being started. Servers that run per
+    package (basedpyright per configuration, gopls per ``go.work``) have their own root as
+    their folder either way. ``None`` (the default): the root is the only folder.
+
     ``long_lived=False`` is for a workspace that serves one command and ends (the command
     line's): when a server watches files, the root's files are not taken stock of for the
     changes that would come later (a stat of every file of the tree, for nothing).
@@ -109,6 +117,7 @@ class Workspace:
         on_untrusted: Callable[[str], object] | None = None,
         config_root: str | os.PathLike[str] | None = None,
         long_lived: bool = True,
+        folders: Sequence[str | os.PathLike[str]] | None = None,
     ) -> None:
         folder = Path(root).expanduser()
         if not folder.is_dir():
@@ -125,6 +134,8 @@ class Workspace:
         # .venv) are never looked in.
         self.config_root = self.root if config_root is None else Path(config_root).resolve()
         self.trusted = is_trusted(self.config_root, trust)
+        self.folders = None if folders is None else workspace_folders(self.root, folders)
+        """The workspace folders given (absolute), or ``None``: the root is the only one."""
         self.server_choice = ServerChoice(
             self.paths,
             self.config_root,
@@ -133,6 +144,7 @@ class Workspace:
             trusted=self.trusted,
             connect=connect,
             make_handle=self._new_handle,
+            folders=self.folders,
         )
         """Which servers take a file, where each runs, and the handles made so far."""
         self.registry = self.server_choice.registry
@@ -261,6 +273,7 @@ class Workspace:
             on_apply_edit=self._edits.answer,
             on_registered=self._registered,
             notebooks_in_root=self.open_files.notebooks_in_root,
+            folders=self.folders if spec.roots == "repository" else None,
         )
 
     @_when_open
