@@ -39,6 +39,7 @@ RUNS = [
         ["(1) check --new-since HEAD", "--daemon on (warm)", "(2) edit", "ruff"],
         60,
     ),
+    (["bench_monorepo.py", "--quick"], ["(1) references (python)", "complete=True"], 120),
     (
         ["bench_notebooks.py", "--quick"],
         ["check of 5 notebooks of 4 cells", "the notebook model alone"],
