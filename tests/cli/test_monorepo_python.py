@@ -279,3 +279,34 @@ def test_a_package_whose_server_fails_makes_the_answer_incomplete(uv: Path) -> N
     assert "nothing was written" in written.err
     assert (uv / "packages/b/src/beta/__init__.py").read_bytes() == original
     assert "greet" in (uv / "packages/a/src/alpha/__init__.py").read_text(encoding="utf-8")
+
+
+TY_TREE = {
+    **UV_TREE,
+    "packages/a/pyproject.toml": UV_TREE["packages/a/pyproject.toml"] + "[tool.ty]\n",
+    "packages/b/pyproject.toml": UV_TREE["packages/b/pyproject.toml"]
+    + '[tool.ty.environment]\nextra-paths = ["../a/src"]\n',
+}
+"""The uv workspace with ty's own configuration in each package (one ty per package)."""
+
+
+def test_ty_finds_every_use_and_a_rename_it_would_leave_half_done_is_refused(
+    tmp_path: Path,
+) -> None:
+    """ty rooted at b finds b's uses but renames a's file alone: the references are whole,
+    and the rename is refused naming b's uses, nothing written (before: a's files renamed,
+    b's imports broken, said complete)."""
+    need("ty")
+    root = write(tmp_path / "repo", TY_TREE).resolve()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    target = "packages/a/src/alpha/__init__.py:1:5"
+    found = run(
+        "references", target, "--server", "ty", "--format", "json", "--no-progress", cwd=root
+    )
+    assert places(found) == USES
+    before = {name: (root / name).read_bytes() for name in TY_TREE}
+    ran = run("rename", target, "salute", "--write", "--server", "ty", "--no-progress", cwd=root)
+    assert ran.status == 2, ran
+    assert "the servers of the packages do not rename (packages/b/src/beta/" in ran.err
+    assert ran.out == ""
+    assert {name: (root / name).read_bytes() for name in TY_TREE} == before

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from adecore_lsp.protocol.workspace.root_edits import RootsDisagree, merge_root_edits
+from adecore_lsp.protocol.workspace.root_edits import RootsDisagree, merge_root_edits, uncovered
 
 A = "file:///r/packages/a/alpha.py"
 B = "file:///r/packages/b/beta.py"
@@ -49,7 +49,10 @@ def test_resource_operations_and_annotations_are_kept_once() -> None:
         "changeAnnotations": {"r": {"label": "rename"}},
     }
     merged = merge_root_edits([one, one])
-    assert merged["documentChanges"] == [doc(A, edit(0, 4, 9, annotationId="r"), version=None), move]
+    assert merged["documentChanges"] == [
+        doc(A, edit(0, 4, 9, annotationId="r"), version=None),
+        move,
+    ]
     assert merged["changeAnnotations"] == {"r": {"label": "rename"}}
     assert "changeAnnotations" not in merge_root_edits([{"changes": {}}])
 
@@ -82,3 +85,16 @@ def test_edits_that_touch_without_overlapping_are_both_made() -> None:
 def test_an_answer_that_is_no_workspace_edit_is_refused() -> None:
     with pytest.raises(ValueError, match="no WorkspaceEdit"):
         merge_root_edits([["not", "an", "edit"]])  # type: ignore[list-item]
+
+
+def test_a_use_no_root_renames_is_uncovered() -> None:
+    """ty rooted at the consumer renames the declaring file alone: the consumer's use, found
+    by its references, is in no edit."""
+    merged = merge_root_edits(
+        [{"changes": {A: [edit(0, 4, 9)]}}, {"documentChanges": [{"kind": "create", "uri": B}]}]
+    )
+    declaration = edit(0, 4, 9)["range"]
+    use = edit(2, 0, 5)["range"]
+    wider = edit(0, 3, 9)["range"]
+    assert uncovered(merged, [(A, declaration), (B, use), (A, wider)]) == [(B, use), (A, wider)]
+    assert uncovered(merged, [(A, declaration)]) == []

@@ -24,7 +24,7 @@ from ..protocol.documents.notebooks import InvalidNotebookError
 from ..protocol.workspace.changes import Change
 from ..protocol.workspace.edit_plans import PlannedEdit, merge_edits, plan_edit, touched_uris
 from ..protocol.workspace.notebook_edits import cells_of_edit
-from ..protocol.workspace.root_edits import RootsDisagree, merge_root_edits
+from ..protocol.workspace.root_edits import RootsDisagree, merge_root_edits, uncovered
 from ..session import LspSession
 from ..write_path import WriteSet
 from . import checking
@@ -170,6 +170,7 @@ async def rename(ws: Workspace, place: Place, new_name: str) -> EditPlan:
     _handle, session, edit = asked.answers[0]
     if len(asked.answers) > 1:
         edit = _one_edit(ws, place, asked)
+        await _every_use_renamed(ws, place, edit)
     # Asked with only max_open_files of the root's files open, the server may miss some.
     plan = replace(
         make_plan(ws, [(edit, encoding_of(session)), *sent]), complete=complete, reason=reason
@@ -199,6 +200,44 @@ def _one_edit(ws: Workspace, place: Place, asked: RootAnswers) -> Any:
             f"{ws.paths.display(error.uri)} (one edits {_where(first)}, the other "
             f"{_where(second)}); nothing is planned"
         ) from None
+
+
+async def _every_use_renamed(ws: Workspace, place: Place, edit: Any) -> None:
+    """Refuse a rename of several roots that leaves a use some root finds as it is (ty,
+    rooted at a consumer, renames the declaring file alone): written, it would break the
+    consumer.
+
+    Raises:
+        ValueError: naming the first such uses; nothing is planned.
+    """
+    uses = await every_root(
+        ws,
+        place,
+        "textDocument/references",
+        lambda s, uri, at: s.references(uri, at, include_declaration=True),
+    )
+    found = [
+        (ws.paths.display(item["uri"]), item["range"])
+        for _session, items in uses.sessions
+        for item in items or []
+    ]
+    shown = {
+        "documentChanges": [
+            {**change, "textDocument": {"uri": ws.paths.display(change["textDocument"]["uri"])}}
+            for change in edit.get("documentChanges") or []
+            if "textDocument" in change
+        ]
+    }
+    missing = uncovered(shown, found)
+    if missing:
+        named = ", ".join(f"{path}:{where['start']['line'] + 1}" for path, where in missing[:5]) + (
+            ", ..." if len(missing) > 5 else ""
+        )
+        raise ValueError(
+            f"renaming {place.target} is refused: the server finds uses that the servers of "
+            f"the packages do not rename ({named}), so the rename would break them; nothing "
+            "is planned"
+        )
 
 
 def _where(edit: Any) -> str:

@@ -4,7 +4,10 @@ package for basedpyright) edits the uses it sees, and the plan is their union.
 Two roots that see one file give its edits twice: the same range with the same new text is
 one edit. Two different edits whose ranges overlap (or two different insertions at one
 place) mean the roots disagree about that file: :class:`RootsDisagree`, and nothing is
-planned from them. Sans-I/O: ``WorkspaceEdit`` values in, one out.
+planned from them. A use that some root finds and no root's edit covers (ty renames from a
+consumer's process only the declaring file) is :func:`uncovered`: the caller refuses such a
+rename rather than plan one that breaks the consumer. Sans-I/O: ``WorkspaceEdit`` values
+in, one out.
 """
 
 from __future__ import annotations
@@ -99,3 +102,24 @@ def _same(one: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
         and one.get("newText") == other.get("newText")
         and one.get("annotationId") == other.get("annotationId")
     )
+
+
+def uncovered(
+    edit: Mapping[str, Any], uses: Sequence[tuple[str, Mapping[str, Any]]]
+) -> list[tuple[str, Mapping[str, Any]]]:
+    """The ``(uri, range)`` of ``uses`` that no text edit of ``edit`` (as
+    :func:`merge_root_edits` makes it) covers, in the order given. URIs are compared as
+    they are spelled: the caller gives both in one spelling."""
+    ranges: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
+    for change in edit.get("documentChanges") or []:
+        if "textDocument" in change:
+            ranges.setdefault(change["textDocument"]["uri"], []).extend(
+                (_key(item["range"]["start"]), _key(item["range"]["end"]))
+                for item in change["edits"]
+            )
+    missing = []
+    for uri, place in uses:
+        start, end = _key(place["start"]), _key(place["end"])
+        if not any(first <= start and end <= last for first, last in ranges.get(uri, ())):
+            missing.append((uri, place))
+    return missing
