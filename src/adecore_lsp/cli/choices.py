@@ -116,9 +116,12 @@ def chosen_root(
     else:
         found = registry.for_path(str(first)) if given and not first.is_dir() else []
         markers = found[0].root_markers if found else ["pyproject.toml", "adecore-lsp.toml", ".git"]
+    # The project's folder: a file a marker names counts whatever it holds (a bare
+    # pyproject.toml is a project, if not ruff's configuration).
+    names = [Marker(Marker.parse(marker).name) for marker in markers]
     tree = DiskTree()
     for folder in folders_up(start):
-        if any(Marker.parse(marker).found_in(folder, tree) for marker in markers):
+        if any(marker.found_in(folder, tree) for marker in names):
             return Path(folder)
     return start
 
