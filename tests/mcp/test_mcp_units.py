@@ -38,6 +38,7 @@ def test_every_list_shape_has_the_five_keys(shape: Any) -> None:
         "unsupported",
         "not_ready",
         "too_many_files",
+        "other_roots",
     }
 
 
