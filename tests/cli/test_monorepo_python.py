@@ -310,3 +310,44 @@ def test_ty_finds_every_use_and_a_rename_it_would_leave_half_done_is_refused(
     assert "the servers of the packages do not rename (packages/b/src/beta/" in ran.err
     assert ran.out == ""
     assert {name: (root / name).read_bytes() for name in TY_TREE} == before
+
+
+def test_one_ruff_for_the_repository_with_each_packages_settings(uv: Path, tmp_path: Path) -> None:
+    """ruff takes the whole repository in one process (before: one per pyproject.toml) and
+    still applies each package's own settings, as ``ruff check`` run there does."""
+    need("ruff")
+    b_settings = UV_TREE["packages/b/pyproject.toml"] + '[tool.ruff.lint]\nselect = ["UP", "F"]\n'
+    typed = "from typing import List\n\nx: List[int] = []\n"
+    write(uv, {"packages/b/pyproject.toml": b_settings, "packages/b/src/beta/typed.py": typed})
+    trace = tmp_path / "ruff.jsonl"
+    ran = run(
+        "check", "--server", "ruff", "--format", "json", "--no-progress", "--trace", trace,
+        cwd=uv,
+    )  # fmt: skip
+    assert ran.status in (0, 1), ran
+    initialize = [
+        json.loads(line)["message"]["params"]["rootUri"]
+        for line in trace.read_text(encoding="utf-8").splitlines()
+        if json.loads(line)["message"].get("method") == "initialize"
+    ]
+    assert initialize == [uv.as_uri()]
+    ours = {
+        (d["path"], d["line"], d["column"], d["code"])
+        for d in json.loads(ran.out)["diagnostics"]
+        if d["path"].startswith("packages/b/")
+    }
+    done = subprocess.run(
+        ["ruff", "check", "--output-format", "json", "--no-cache", "."],
+        cwd=uv / "packages/b", env=tool_env(), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    theirs = {
+        (
+            "packages/b/" + Path(item["filename"]).relative_to(uv / "packages/b").as_posix(),
+            item["location"]["row"],
+            item["location"]["column"],
+            item["code"],
+        )
+        for item in json.loads(done.stdout)
+    }
+    assert ours == theirs
+    assert ("packages/b/src/beta/typed.py", 1, 1, "UP035") in ours
