@@ -445,3 +445,14 @@ def test_a_finding_in_words_no_one_wrote_is_introduced(
     fresh = replace(like, message=like.message + " unheard")
     split = split_findings(before, [fresh], change)
     assert split.introduced == [0]
+
+
+def test_an_error_and_a_warning_at_one_place_both_stay_old_in_any_order() -> None:
+    """Equally close pairs of the same severity are made first: a warning never takes the
+    error an identical error after needs (hypothesis found it)."""
+    error = Finding("a.py", "srv", "src", "E1", 4, 0, 0, 0, 0, "m 1")
+    warning = replace(error, severity=3)
+    split = split_findings([error, warning], [warning, error], {})
+    assert split.introduced == []
+    assert split.resolved == []
+    assert split.matched == {0: 1, 1: 0}

@@ -388,12 +388,17 @@ def split_findings(
         same_line,
         lambda number: meeting(number, False),
     ):
-        # The closest pairs first, over every finding this pass can pair.
+        # The closest pairs first, over every finding this pass can pair; among equally
+        # close ones, those of the same severity (a warning takes no error another same
+        # error needs).
         candidates = [
-            pair for number in range(len(after)) if number not in matched for pair in find(number)
+            (distance, before[old_number].severity - after[number].severity, number, old_number)
+            for at in range(len(after))
+            if at not in matched
+            for distance, number, old_number in find(at)
         ]
         candidates.sort()
-        for _distance, number, old_number in candidates:
+        for _distance, _gap, number, old_number in candidates:
             if number not in matched and not taken_before[old_number]:
                 matched[number] = old_number
                 taken_before[old_number] = True
