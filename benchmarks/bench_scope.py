@@ -6,11 +6,11 @@ each checker's own command line: the files and findings of both, and the time.
 The trees are PyPI sdists fetched once into a temporary folder (pallets' click 8.5.1, flask
 3.1.3 and werkzeug 3.1.9, whose ``[tool.pyright] include`` names ``src`` and, for click and
 flask, a typing-test folder; pyrefly reads the same folders from ``[tool.mypy] files`` in
-place of a configuration of its own). For each tree and server: the findings (errors and warnings) and files of the
-command line (``basedpyright --outputjson``, ``pyrefly check --output-format json``), of
-``check --server ID --format json``, whether the findings are the same, and the wall time
-of each. With ``--before PATH`` (a ``src`` folder of another version of the library), the
-same check run from it is shown too.
+place of a configuration of its own). For each tree and server: the findings (errors and
+warnings) and files of the command line (``basedpyright --outputjson``, ``pyrefly check
+--output-format json``), of ``check --server ID --format json``, whether the findings are
+the same, and the wall time of each. With ``--before PATH`` (a ``src`` folder of another
+version of the library), the same check run from it is shown too.
 """
 
 from __future__ import annotations

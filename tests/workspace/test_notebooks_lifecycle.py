@@ -35,7 +35,7 @@ async def test_closed_restarted_and_opened_again(project: Path) -> None:
             first = await ws.diagnostics(["nb.ipynb"])
             await ws.close("nb.ipynb")
             assert ws.notebook("nb.ipynb") is None
-            assert not ws.used()[0].notebooks
+            assert not ws.server_choice.used()[0].notebooks
             again = await ws.diagnostics(["nb.ipynb"])
             await ws.restart("ruff")
             restarted = await ws.diagnostics(["nb.ipynb"])

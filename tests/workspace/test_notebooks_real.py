@@ -70,7 +70,7 @@ async def test_ruff_takes_the_notebook_by_sync_as_its_command_line_does(project:
     (project / "ruff.toml").write_text('[lint]\nselect = ["F"]\n', encoding="utf-8")
     async with Workspace(project, servers=["ruff"]) as ws:
         report = await ws.diagnostics()
-        handle = ws.used()[0]
+        handle = ws.server_choice.used()[0]
         assert [mode for _view, mode in handle.notebooks.values()] == ["sync"]
     assert report.complete
     assert set(report.files) == {"nb.ipynb", "plain.py"}  # checkpoints are skipped
@@ -89,7 +89,7 @@ async def test_basedpyright_cells_come_by_push(project: Path) -> None:
     find_server("basedpyright-langserver")
     async with Workspace(project, servers=["basedpyright"]) as ws:
         report = await ws.diagnostics(["nb.ipynb"], timeout=60)
-        handle = ws.used()[0]
+        handle = ws.server_choice.used()[0]
         # basedpyright answers cell pulls with nothing: with notebooks in the root, pushes.
         assert not handle.declares_pulls()
     assert report.complete, report
@@ -107,7 +107,7 @@ async def test_a_server_of_joined_documents_is_mapped_back_to_cells(project: Pat
     joined = replace(Registry.default().get("ruff"), notebooks="joined")
     async with Workspace(project, servers=[joined]) as ws:
         report = await ws.diagnostics(["nb.ipynb"])
-        handle = ws.used()[0]
+        handle = ws.server_choice.used()[0]
         assert [mode for _view, mode in handle.notebooks.values()] == ["joined"]
         view = ws.notebook("nb.ipynb")
         assert view is not None
@@ -211,6 +211,6 @@ async def test_a_server_that_does_not_announce_sync_gets_the_joined_document(
     )
     async with Workspace(project, servers=[hidden]) as ws:
         report = await ws.diagnostics(["nb.ipynb"])
-        assert [mode for _view, mode in ws.used()[0].notebooks.values()] == ["joined"]
+        assert [mode for _view, mode in ws.server_choice.used()[0].notebooks.values()] == ["joined"]
     assert report.complete
     assert found(report) == [("nb.ipynb", 2, 1, 8, "F401"), ("nb.ipynb", 4, 3, 1, "F821")]

@@ -40,8 +40,7 @@ def roots(root: Path, server: str, *paths: str) -> list[str]:
     ws = Workspace(root, trust=True)
     spec = Registry.default().get(server)
     return [
-        ws.server_choice.root_for(spec, root / path).relative_to(root).as_posix()
-        for path in paths
+        ws.server_choice.root_for(spec, root / path).relative_to(root).as_posix() for path in paths
     ]
 
 

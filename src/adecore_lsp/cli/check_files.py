@@ -56,7 +56,7 @@ def _deciding(ws: Workspace, files: list[Path]) -> str:
     reading = scopes.Scopes(ws.root)
     for path in files:
         try:
-            specs = ws.specs_for(path)
+            specs = ws.server_choice.specs_for(path)
         except ServerNotFoundError:
             continue  # the check says which server is missing
         for spec in specs:

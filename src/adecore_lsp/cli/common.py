@@ -147,7 +147,7 @@ async def servers_of(ws: Workspace) -> list[tuple[str, str | None]]:
     """The started servers' ids and versions (from ``serverInfo``, else the executable's own
     ``--version``), sorted by id."""
     found: dict[str, str | None] = {}
-    for handle in ws.used():
+    for handle in ws.server_choice.used():
         if handle.spec.id in found:
             continue
         session = handle.live
@@ -159,7 +159,7 @@ async def servers_of(ws: Workspace) -> list[tuple[str, str | None]]:
 
 def crashes(ws: Workspace) -> str | None:
     """The message of the servers that crashed, with their last stderr lines."""
-    crashed = [handle for handle in ws.used() if handle.state == "crashed"]
+    crashed = [handle for handle in ws.server_choice.used() if handle.state == "crashed"]
     if not crashed:
         return None
     parts = []
@@ -227,7 +227,7 @@ def scope(args: argparse.Namespace, ws: Workspace) -> tuple[list[Path], str]:
         named = "the root"
     if not any(ws.takes(path) for path in files):
         for file in files:
-            missing = ws.missing_server(file)
+            missing = ws.server_choice.missing_server(file)
             if missing is not None:
                 raise missing
         raise ValueError(

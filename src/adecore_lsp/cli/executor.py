@@ -165,7 +165,7 @@ async def _execute(args: argparse.Namespace, output: Output, workspaces: Workspa
             # shut down by then, and a server's last reports (basedpyright's "1 file to
             # analyze" often follows its answer) are shown as before.
             listening = ws.on_progress(printer.progress)
-            with ws.tracking():
+            with ws.server_choice.tracking():
                 return await COMMANDS[args.name](args, output, ws)
     finally:
         if listening is not None:

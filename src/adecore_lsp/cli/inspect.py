@@ -54,7 +54,7 @@ async def capabilities(args: argparse.Namespace, output: Output, ws: Workspace) 
         await ws.open(path)
         await _registration_grace(session)
     else:
-        handles = ws.used()
+        handles = ws.server_choice.used()
         if not handles:
             raise ValueError("name a FILE (or --server ID with a file) to start a server for")
         session, uri = await handles[0].session(), None

@@ -190,6 +190,6 @@ async def prepare_whole(ws: Workspace, servers: Collection[str] | None = None) -
 def _taken_by(ws: Workspace, path: Path, servers: Collection[str]) -> bool:
     """Whether one of the servers of these ids takes ``path``."""
     try:
-        return any(spec.id in servers for spec in ws.specs_for(path))
+        return any(spec.id in servers for spec in ws.server_choice.specs_for(path))
     except LspError:
         return False

@@ -112,7 +112,7 @@ def _servers_at(
     any server may know): only their files are opened for a question about every file."""
     if isinstance(parsed, parsing.NameTarget):
         return None
-    return frozenset(spec.id for spec in ws.specs_for(ws.file(parsed.path)))
+    return frozenset(spec.id for spec in ws.server_choice.specs_for(ws.file(parsed.path)))
 
 
 def _parsed(

@@ -168,7 +168,7 @@ def plan(ws: Workspace, files: Sequence[Path], named: Collection[Path] = ()) -> 
             kept.append(path)
             continue
         try:
-            specs = ws.specs_for(path)
+            specs = ws.server_choice.specs_for(path)
         except ServerNotFoundError:
             kept.append(path)  # the check says which server is missing
             continue

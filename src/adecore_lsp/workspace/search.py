@@ -76,7 +76,7 @@ async def workspace_symbols(ws: Workspace, query: str) -> tuple[LspSession, list
     """``workspace/symbol`` from the first server that answers it, and its session; an empty
     answer within a server's ``progress_grace`` after its handshake is asked again
     (indexing)."""
-    handles = [h for h in ws.used() if h.state == "running"]
+    handles = [h for h in ws.server_choice.used() if h.state == "running"]
     if not handles:
         raise TargetNotFoundError(query, "no language server is running for this workspace")
     try:

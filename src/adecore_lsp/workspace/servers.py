@@ -28,7 +28,7 @@ from ..errors import (
     TransportClosedError,
 )
 from ..options import SessionState
-from ..paths import canonical_uri, path_to_uri
+from ..paths import canonical_uri
 from ..plain_text import escape_controls
 from ..protocol.workspace.finality import DiagnosticsFinality, Mode
 from ..protocol.workspace.readiness import ReadinessTracker
@@ -39,6 +39,7 @@ from .model import ServerStatus
 from .processes import LIVE, STARTED, Connect, ServerConnection
 from .registry import ServerSpec
 from .server_facts import tree_rss, version_of
+from .session_options import session_options, workspace_folder
 from .tracing import Trace, TracingTransport
 
 _logger = logging.getLogger("adecore_lsp")
@@ -309,47 +310,14 @@ class ServerHandle:
         return f"the language server {self.spec.id} exited before its handshake ({_status(code)})"
 
     def _session_options(self) -> dict[str, Any]:
-        spec = self.spec
-        options: dict[str, Any] = {
-            "root_uri": path_to_uri(self.root),
-            "workspace_folders": [_folder(folder) for folder in self.folders],
-            "configuration": spec.settings,
-            "initialization_options": _initialization_options(spec),
-            # A server's workspace/applyEdit joins the plan being made (rename, format,
-            # fix) and is refused at any other time: the workspace decides, never the session.
-            "on_apply_edit": self._apply_edit,
-            # Pulls are declared but made by the workspace alone, when it waits for final
-            # diagnostics: the session's own pulls after each open would double the work.
-            "pull_diagnostics": False,
-            "timeout": self.timeout,
-        }
-        capabilities: dict[str, Any] = {
-            "workspace": {
-                "workspaceEdit": {"failureHandling": "transactional"},
-                # Servers then register file watchers (basedpyright does only then), and the
-                # workspace tells them of files created, changed and deleted under the root.
-                "didChangeWatchedFiles": {
-                    "dynamicRegistration": True,
-                    "relativePatternSupport": True,
-                },
-            }
-        }
-        if self.declares_pulls():
-            capabilities["textDocument"] = {
-                "diagnostic": {"dynamicRegistration": True, "relatedDocumentSupport": True}
-            }
-        if spec.shutdown_timeout is not None:
-            options["shutdown_timeout"] = spec.shutdown_timeout
-        if spec.position_encodings is not None:
-            options["position_encodings"] = spec.position_encodings
-        if spec.readiness == "server_status":
-            capabilities["experimental"] = {"serverStatusNotification": True}
-        if capabilities:
-            options["capabilities"] = capabilities
-        if spec.empty_configuration:
-            settings = spec.settings
-            options["on_configuration"] = lambda item: _section(settings, item)
-        return options
+        return session_options(
+            self.spec,
+            self.root,
+            self.folders,
+            timeout=self.timeout,
+            declares_pulls=self.declares_pulls(),
+            apply_edit=self._apply_edit,
+        )
 
     def _apply_edit(self, params: Any) -> JSONObject:
         if self.on_apply_edit is None:
@@ -564,7 +532,7 @@ class ServerHandle:
         server that takes no such notification still takes the file from its root)."""
         if folder in self.folders:
             return True
-        if folder in self._untold or not session.add_workspace_folders([_folder(folder)]):
+        if folder in self._untold or not session.add_workspace_folders([workspace_folder(folder)]):
             self._untold.add(folder)
             return False
         self.folders.append(folder)
@@ -601,19 +569,6 @@ class ServerHandle:
         return self._last_stderr
 
 
-def _folder(folder: Path) -> JSONObject:
-    """A ``WorkspaceFolder`` of a folder: its URI and its name."""
-    return {"uri": path_to_uri(folder), "name": folder.name or str(folder)}
-
-
-def _initialization_options(spec: ServerSpec) -> dict[str, Any] | None:
-    """The spec's ``initialization_options``, with its ``settings`` under ``settings`` for a
-    server that reads them at the start (``settings_at_start``)."""
-    if not spec.settings_at_start or not spec.settings:
-        return spec.initialization_options
-    return {**(spec.initialization_options or {}), "settings": spec.settings}
-
-
 def _status(code: int) -> str:
     """An exit status in words: ``exit status 1``, or ``killed by SIGKILL``."""
     if code < 0:
@@ -622,16 +577,3 @@ def _status(code: int) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exit status {code}"
-
-
-def _section(settings: Mapping[str, Any], item: Mapping[str, Any]) -> Any:
-    """A configuration answer that is ``{}`` rather than ``null`` for a missing section."""
-    section = item.get("section")
-    if not section:
-        return dict(settings)
-    value: Any = settings
-    for part in str(section).split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return {}
-        value = value[part]
-    return value

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from ..errors import ServerNotFoundError, WorkspaceClosedError
+from ..errors import WorkspaceClosedError
 from ..session import LspSession
 from ..types import Disposable
 from ..write_path import recover
@@ -216,24 +216,10 @@ class Workspace:
 
     # -- servers -------------------------------------------------------------------------
 
-    def specs_for(self, path: Path) -> list[ServerSpec]:
-        """The servers that take ``path``, in order (pinned, the project's, or the first
-        installed one of the registry's).
-
-        Raises:
-            ServerNotFoundError: the registry knows servers for the file but none is installed.
-        """
-        return self.server_choice.specs_for(path)
-
     def takes(self, path: Path) -> bool:
         """Whether an installed server of this workspace takes ``path`` (with ``connect``,
         any server of it: none need be installed)."""
         return self.server_choice.takes(path)
-
-    def missing_server(self, path: Path) -> ServerNotFoundError | None:
-        """Why no installed server takes ``path`` when one that is not installed would:
-        its id and install hint; ``None`` when no server would take it at all."""
-        return self.server_choice.missing_server(path)
 
     def handles_for(self, path: Path) -> list[ServerHandle]:
         """The server handles for ``path`` (made, not started).
@@ -242,20 +228,6 @@ class Workspace:
             LspError: the workspace is closed: it starts nothing.
         """
         return self.server_choice.handles_for(path)
-
-    @contextlib.contextmanager
-    def tracking(self) -> Iterator[None]:
-        """Within the block (and the tasks it starts), :meth:`used` names the servers the
-        block asked for, not every server this workspace has started: a command run on a
-        warm workspace (the daemon's) speaks of the servers it would have started in a
-        workspace of its own."""
-        with self.server_choice.tracking():
-            yield
-
-    def used(self) -> list[ServerHandle]:
-        """The servers asked for within :meth:`tracking` (every one started outside it), in
-        the order they were made."""
-        return self.server_choice.used()
 
     def _new_handle(self, spec: ServerSpec, root: Path, executable: str) -> ServerHandle:
         """The handle of ``spec``'s server for ``root`` (not started), reporting to this
