@@ -34,7 +34,8 @@ from ..protocol.documents.positions import LineIndex
 from ..protocol.documents.uris import uri_to_path
 from ..protocol.workspace.finality import Mode
 from .model import Diagnostic, Location
-from .registry import NOTEBOOK_SUFFIX, ServerSpec
+from .registry import ServerSpec
+from .server_spec import NOTEBOOK_SUFFIX
 
 if TYPE_CHECKING:
     from ..session import LspSession

@@ -13,18 +13,16 @@ import os
 import platform
 import shutil
 import sys
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path, PurePath
-from typing import Any, NoReturn
+from pathlib import Path
+from typing import Any
 
 import orjson
 
 from ..errors import ServerNotFoundError
-from ..protocol.workspace.roots import check_policy, markers
-from ..protocol.workspace.scope_readers import READERS
 from . import executables
 from .executables import (
     executable,
@@ -34,261 +32,11 @@ from .executables import (
     on_path,
 )
 from .project_config import ProjectConfig, deep_merge, read_project_config, restrict_untrusted
+from .server_spec import SPEC_FIELDS
+from .server_spec import ServerSpec as ServerSpec
+from .server_spec import copy_json
 
 __all__ = ["Registry", "ServerSpec"]
-
-READINESS_SOURCES = ("server_status", "progress", "registration", "none")
-
-_LIST_FIELDS = (
-    "command",
-    "root_markers",
-    "sidecars",
-    "notes",
-    "executables",
-    "version_command",
-    "status_progress",
-)
-_STR_MAP_FIELDS = ("languages", "env")
-_BOOL_FIELDS = (
-    "pull_diagnostics",
-    "indexes_root",
-    "empty_configuration",
-    "settings_at_start",
-    "notebook_cell_pulls",
-    "notebook_cell_pushes_final",
-    "notebook_version_pushes",
-    "ipython",
-    "navigation_waits",
-)
-NOTEBOOK_MODES = ("sync", "joined")
-NOTEBOOK_SUFFIX = ".ipynb"
-_STR_FIELDS = ("install", "description", "readiness")
-
-
-def _copy_json(value: Any) -> Any:
-    """A copy of nested dicts and lists (other values are shared: they are immutable in JSON)."""
-    if isinstance(value, dict):
-        return {key: _copy_json(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_copy_json(item) for item in value]
-    return value
-
-
-@dataclass(frozen=True)
-class ServerSpec:
-    """How to start one language server, and what it is known to do on the wire.
-
-    ``command`` is an argv list, run without a shell; ``languages`` maps a file extension
-    (``".py"``) or an exact file name (``"CMakeLists.txt"``) to the LSP ``languageId``. The other
-    fields are hints the workspace acts on (see ``servers.json`` for what each server measured).
-    The spec is frozen and copies what it is given; change a field with ``dataclasses.replace``.
-    ``executables`` are paths relative to a project's root tried before ``command[0]`` is looked
-    up; ``{platform}``, ``{arch}`` (Node's names, e.g. ``linux``, ``x64``) and ``{exe}``
-    (``.exe`` on Windows) in them are filled in.
-
-    Raises:
-        ValueError: a field has the wrong type or value; the message names the field and the id.
-    """
-
-    id: str
-    command: list[str]
-    languages: dict[str, str] = field(default_factory=dict)
-    root_markers: list[str] = field(default_factory=list)
-    settings: dict[str, Any] = field(default_factory=dict)
-    initialization_options: dict[str, Any] | None = None
-    env: dict[str, str] = field(default_factory=dict)
-    install: str = ""
-    pull_diagnostics: bool = False
-    settle: float = 0.3
-    readiness: str = "progress"
-    ready_registration: str | None = None
-    progress_grace: float = 1.0
-    status_progress: list[str] = field(default_factory=list)
-    """Titles of work-done progress the server keeps open as a status, not for work
-    (gopls' "Error loading workspace", open while its workspace does not load): neither its
-    readiness nor the finality of its reports waits for them to end."""
-    indexes_root: bool = False
-    sidecars: list[str] = field(default_factory=list)
-    empty_configuration: bool = False
-    settings_at_start: bool = False
-    """The server reads ``settings`` from ``initializationOptions.settings`` (ruff), not
-    only from ``workspace/configuration``: they are sent there too."""
-    position_encodings: list[str] | None = None
-    shutdown_timeout: float | None = None
-    description: str = ""
-    notes: list[str] = field(default_factory=list)
-    executables: list[str] = field(default_factory=list)
-    version_command: list[str] = field(default_factory=list)
-    """The argv that prints the server's version where its ``serverInfo`` has none
-    (``basedpyright --version``); its program is looked for beside the server's own only."""
-    notebooks: str | None = None
-    """How the server takes Jupyter notebooks: ``"sync"`` (LSP notebook synchronisation),
-    ``"joined"`` (one document of the code cells), or ``None``: notebooks of the languages
-    it takes, by sync when the server announces it, else joined."""
-    notebook_cell_pulls: bool = True
-    """Whether the server's pull answers for notebook cells are real (basedpyright answers
-    cell pulls with empty reports: its cells' diagnostics are taken from its pushes)."""
-    notebook_cell_pushes_final: bool = False
-    """Whether the server pushes each notebook cell's whole report, versioned, once it has
-    analysed the notebook (ruff): such a push is final at once, and cells are pulled only
-    when one stays silent (a pull of one cell makes ruff lint the whole notebook again)."""
-    notebook_version_pushes: bool = False
-    """Whether the server's report for a notebook cell carries the notebook's version, not
-    the cell's own (ruff: after a change of one cell, every cell's report names the
-    notebook's new version; basedpyright and ty name each cell's): each cell's reports are
-    then expected at the notebook's version."""
-    ipython: bool = True
-    """Whether the server reads IPython-only lines (``%magic``, ``!cmd``) in a cell; one that
-    does not gets them blank."""
-    diagnostics_probe: dict[str, Any] | None = None
-    """How to ask a server that stays silent when a file's diagnostics stay as they were:
-    ``{"command": ..., "arguments": [[...], ...], "empty": key}``: one
-    ``workspace/executeCommand`` per arguments list (``{path}`` in a string is the file's
-    path); when the answer of each holds an empty list under ``empty``, the file has no
-    diagnostics (typescript-language-server's ``typescript.tsserverRequest``)."""
-    scope: str | None = None
-    """Whose configuration decides the files a check of a folder gives the server, as its
-    command line would check them there (``docs/cli.md``, "Scope"): ``"basedpyright"``,
-    ``"pyright"``, ``"pyrefly"``, ``"ty"`` or ``"tsconfig"``; ``None`` for a server that
-    takes every file and decides itself (ruff skips what its own configuration excludes)."""
-    roots: str = "nearest"
-    """How the server takes a tree of several packages, as measured (``docs/guide.md``,
-    "Roots"): ``"repository"`` (one process for the whole repository), ``"workspace"`` (one
-    per workspace file: ``root_markers`` are tiers, the first found above a file wins),
-    ``"configuration"`` (one per folder holding the server's configuration, which
-    ``root_markers`` name) or ``"nearest"`` (the nearest folder holding a root marker)."""
-    navigation_waits: bool = False
-    """The server answers from the lone file until its project has loaded
-    (typescript-language-server: a definition is the import line for seconds): a question
-    about a place waits for its readiness first."""
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.id, str) or not self.id:
-            raise ValueError(f"a server's id must be a non-empty str, not {self.id!r}")
-        for name in _LIST_FIELDS:
-            value = getattr(self, name)
-            if name == "version_command" and not value:
-                self._set(name, [])
-                continue
-            self._set(name, self._str_list(name, value))
-        if not self.command:
-            raise ValueError(f"server {self.id!r}: command must not be empty")
-        if self.position_encodings is not None:
-            self._set(
-                "position_encodings",
-                self._str_list("position_encodings", self.position_encodings),
-            )
-        for name in _STR_MAP_FIELDS:
-            value = getattr(self, name)
-            if not isinstance(value, Mapping) or not all(
-                isinstance(key, str) and key and isinstance(item, str)
-                for key, item in value.items()
-            ):
-                self._fail(name, "a table of non-empty names to str", value)
-            self._set(name, dict(value))
-        for name in ("settings", "initialization_options"):
-            value = getattr(self, name)
-            if value is None and name == "initialization_options":
-                continue
-            if not isinstance(value, Mapping):
-                self._fail(name, "a table", value)
-            self._set(name, _copy_json(dict(value)))
-        for name in _BOOL_FIELDS:
-            if not isinstance(getattr(self, name), bool):
-                self._fail(name, "true or false", getattr(self, name))
-        for name in _STR_FIELDS:
-            if not isinstance(getattr(self, name), str):
-                self._fail(name, "a str", getattr(self, name))
-        self._check_seconds("settle", self.settle, optional=False)
-        self._check_seconds("progress_grace", self.progress_grace, optional=False)
-        self._check_seconds("shutdown_timeout", self.shutdown_timeout, optional=True)
-        if self.diagnostics_probe is not None:
-            self._check_probe(self.diagnostics_probe)
-        try:
-            check_policy(self.roots)
-        except ValueError as error:
-            raise ValueError(f"server {self.id!r}: {error}") from None
-        try:
-            markers(self.root_markers)
-        except ValueError as error:
-            raise ValueError(f"server {self.id!r}: root_markers: {error}") from None
-        if self.scope is not None and self.scope not in READERS:
-            self._fail("scope", f"one of {', '.join(READERS)} or absent", self.scope)
-        if self.notebooks is not None and self.notebooks not in NOTEBOOK_MODES:
-            self._fail("notebooks", '"sync", "joined" or absent', self.notebooks)
-        if self.readiness not in READINESS_SOURCES:
-            self._fail("readiness", f"one of {', '.join(READINESS_SOURCES)}", self.readiness)
-        if self.ready_registration is not None and not (
-            isinstance(self.ready_registration, str) and self.ready_registration
-        ):
-            self._fail("ready_registration", "a method name", self.ready_registration)
-        if self.readiness == "registration" and self.ready_registration is None:
-            raise ValueError(
-                f"server {self.id!r}: readiness 'registration' needs ready_registration, "
-                "the method whose registration marks the server ready"
-            )
-
-    def language_id(self, path: str | os.PathLike[str]) -> str | None:
-        """The ``languageId`` this server takes ``path`` as, or ``None`` if it does not take it.
-
-        The exact file name wins (``CMakeLists.txt``; ``.bashrc`` names a file too), then the
-        longest extension (``a.d.ts`` tries ``.d.ts``, then ``.ts``). Matching is
-        case-sensitive, as servers are: ``.C`` is C++ and ``.c`` is C. A bare ``.h`` is ``"c"``
-        for clangd and ccls, because that is what the clang driver assumes of a header without
-        compile flags.
-        """
-        name = _name(path)
-        found = self.languages.get(name)
-        if found is not None:
-            return found
-        if name.endswith(NOTEBOOK_SUFFIX) and len(name) > len(NOTEBOOK_SUFFIX):
-            # A notebook, of Python unless its kernel says otherwise (known once it is read).
-            return "python" if "python" in self.languages.values() else None
-        dot = name.find(".", 1)
-        while dot != -1:
-            found = self.languages.get(name[dot:])
-            if found is not None:
-                return found
-            dot = name.find(".", dot + 1)
-        return None
-
-    def _check_probe(self, probe: object) -> None:
-        expected = 'a table {command = "...", arguments = [[...]], empty = "key"}'
-        if not isinstance(probe, Mapping) or set(probe) != {"command", "arguments", "empty"}:
-            self._fail("diagnostics_probe", expected, probe)
-        arguments = probe["arguments"]
-        if (
-            not isinstance(probe["command"], str)
-            or not isinstance(probe["empty"], str)
-            or not isinstance(arguments, list)
-            or not arguments
-            or not all(isinstance(item, list) for item in arguments)
-        ):
-            self._fail("diagnostics_probe", expected, probe)
-        self._set("diagnostics_probe", _copy_json(dict(probe)))
-
-    def _set(self, name: str, value: object) -> None:
-        object.__setattr__(self, name, value)
-
-    def _fail(self, name: str, expected: str, value: object) -> NoReturn:
-        raise ValueError(f"server {self.id!r}: {name} must be {expected}, not {value!r}")
-
-    def _str_list(self, name: str, value: object) -> list[str]:
-        if isinstance(value, (list, tuple)) and all(
-            isinstance(item, str) and item for item in value
-        ):
-            return list(value)
-        self._fail(name, "a list of non-empty str", value)
-
-    def _check_seconds(self, name: str, value: object, *, optional: bool) -> None:
-        # ``not value >= 0`` also refuses NaN, which TOML can spell.
-        if value is None and optional:
-            return
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-            self._fail(name, "a number of seconds >= 0", value)
-
-
-SPEC_FIELDS = frozenset(spec_field.name for spec_field in fields(ServerSpec))
 
 # Node's names for the platform and the CPU, as npm packages of native binaries spell them.
 _NODE_PLATFORMS = {"linux": "linux", "darwin": "darwin", "win32": "win32", "cygwin": "win32"}
@@ -369,7 +117,7 @@ class Registry:
         The data file is parsed once per process; each call copies it, so changing what one
         caller got (its specs' dicts, say) cannot reach another.
         """
-        return cls(ServerSpec(**_copy_json(entry)) for entry in _default_data())
+        return cls(ServerSpec(**copy_json(entry)) for entry in _default_data())
 
     @property
     def ids(self) -> list[str]:
@@ -636,14 +384,3 @@ class Registry:
 
     def _spec(self, spec: ServerSpec | str) -> ServerSpec:
         return self.get(spec) if isinstance(spec, str) else spec
-
-
-def _name(path: str | os.PathLike[str]) -> str:
-    """The last part of a path, as ``PurePath(path).name`` gives it (its parsing costs more
-    than the lookups it feeds, and a check asks for every file)."""
-    if isinstance(path, PurePath):
-        return path.name
-    text = os.fspath(path)
-    if os.name != "nt" and "/" not in text:
-        return "" if text == "." else text
-    return PurePath(text).name
