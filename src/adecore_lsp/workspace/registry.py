@@ -32,9 +32,8 @@ from .executables import (
     on_path,
 )
 from .project_config import ProjectConfig, deep_merge, read_project_config, restrict_untrusted
-from .server_spec import SPEC_FIELDS
+from .server_spec import SPEC_FIELDS, copy_json
 from .server_spec import ServerSpec as ServerSpec
-from .server_spec import copy_json
 
 __all__ = ["Registry", "ServerSpec"]
 
