@@ -14,8 +14,10 @@
     (``Registry.default().get(id).settle``) plus 20 ms for push. The whole time from the
     open or change to the return is set beside the fixed sleeps other clients use (2.5 s to
     10 s) as a ratio.
-(2) servers: 20 subfolders, each with a ``pyproject.toml`` (a root marker) and one file,
-    in one workspace with ruff, which starts one server per (server id, root): all started
+(2) servers: 20 subfolders, each with a ``pyproject.toml`` holding ``[tool.ruff]`` (a root
+    marker) and one file, in one workspace with ruff told to take the nearest root
+    (``roots="nearest"``; ruff's own entry takes the whole repository), so one server per
+    (server id, root): all started
     at once (``ws.session_for``), the diagnostics of every file, then ``ws.aclose()``.
     Prints the time of each phase, each server's RSS (``ws.running``) and the client's, and
     checks that no process, asyncio task or file descriptor outlives the workspace; the
@@ -37,7 +39,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -284,14 +286,17 @@ async def many_servers(count: int) -> list[str]:
         for k in range(count):
             folder = root / f"project_{k:02d}"
             folder.mkdir()
-            (folder / "pyproject.toml").write_text(f"[project]\nname = 'p{k}'\n", encoding="utf-8")
+            (folder / "pyproject.toml").write_text(
+                f"[project]\nname = 'p{k}'\n\n[tool.ruff]\n", encoding="utf-8"
+            )
             (folder / "main.py").write_text(SOURCE, encoding="utf-8")
             paths.append(f"project_{k:02d}/main.py")
         tasks_before = asyncio.all_tasks()
         fds_before = open_fds()
         rss_before = current_rss()
         began = time.monotonic()
-        ws = Workspace(root, servers=["ruff"])
+        per_folder = replace(Registry.default().get("ruff"), roots="nearest")
+        ws = Workspace(root, servers=[per_folder])
         try:
             await asyncio.gather(*(ws.session_for(path) for path in paths))
             started = time.monotonic()
