@@ -1,0 +1,124 @@
+"""This project's MCP server as a subject (``adecore-lsp-mcp``): ``adecore-lsp mcp --root ROOT``
+on stdio, driven through the official MCP SDK's client as a coding agent's host would.
+
+The answers are read from each tool's structured content (the JSON its ``outputSchema``
+declares); the text rendering counts toward the size only. No ``--trust``: the servers are the
+project's own installs outside the tree, found on ``PATH`` (see :mod:`.adecore_cli`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fidelity.subject import NotSupported, Question, Reply, Server, Subject, SubjectFailed
+from fidelity.subjects.adecore_cli import (
+    CALL_LIMIT,
+    environment,
+    errors_of,
+    executable,
+    incomplete,
+    installed_version,
+    server_options,
+    target,
+)
+from fidelity.subjects.mcp_stdio import Answer, StdioSession
+
+LIMIT = 1000
+"""The ``limit`` of list tools: the largest their schemas allow; an answer with more says
+``truncated`` and is flagged."""
+HANDSHAKE_LIMIT = 60.0
+
+
+def flagged(data: Any) -> str | None:
+    """A list result's own words that it is not whole: ``complete: false`` with its reason,
+    or fewer items than its ``total`` (``truncated``)."""
+    if not isinstance(data, dict):
+        return "no structured content"
+    said = incomplete(data)
+    if said:
+        return said
+    items, total = data.get("items"), data.get("total")
+    if data.get("truncated") or (
+        isinstance(items, list) and isinstance(total, int) and total > len(items)
+    ):
+        shown = len(items) if isinstance(items, list) else "?"
+        return f"truncated: {shown} of {total} items"
+    return None
+
+
+class AdecoreMcp(Subject):
+    """``adecore-lsp mcp``: one session for the subject's life, the language server started
+    lazily by the first call that needs it."""
+
+    name = "adecore-lsp-mcp"
+
+    def __init__(self) -> None:
+        self.session: StdioSession | None = None
+        self.schemas: dict[str, Any] = {}
+
+    async def start(self, root: Path, server: Server) -> None:
+        """Start ``adecore-lsp mcp`` on ``root`` and finish the MCP handshake."""
+        argv = [executable(), "mcp", "--root", str(root.resolve()), *server_options(server)]
+        self.session = StdioSession(argv, root, environment(server))
+        await self.session.open(HANDSHAKE_LIMIT)
+        self.schemas = await self.session.tools()
+
+    async def _call(self, tool: str, arguments: dict[str, Any]) -> Answer:
+        if self.session is None:
+            raise SubjectFailed("not started")
+        return await self.session.call(tool, arguments, CALL_LIMIT)
+
+    async def references(self, question: Question) -> Reply:
+        """The ``references`` tool at ``path:LINE:COL``, the declaration left out."""
+        arguments = {"target": target(question), "limit": LIMIT, "include_declaration": False}
+        answer = await self._call("references", arguments)
+        items = answer.structured.get("items", []) if isinstance(answer.structured, dict) else []
+        places = frozenset((str(item["path"]), int(item["line"]) - 1) for item in items)
+        return Reply(places=places, flagged=flagged(answer.structured), size=answer.size)
+
+    async def diagnostics(self, paths: list[str]) -> Reply:
+        """The ``diagnostics`` tool on ``paths``, errors only."""
+        arguments = {"paths": paths, "min_severity": "error", "limit": LIMIT}
+        answer = await self._call("diagnostics", arguments)
+        data = answer.structured if isinstance(answer.structured, dict) else {}
+        errors = errors_of(data.get("items", []))
+        return Reply(errors=errors, flagged=flagged(answer.structured), size=answer.size)
+
+    async def edit(self, path: str, old: str, new: str) -> Reply:
+        """The ``edit`` tool with one replacement (``old`` found exactly once), written."""
+        schema = self.schemas.get("edit", {}).get("properties", {})
+        if "edits" not in schema:
+            raise NotSupported("the server lists no edit tool that replaces text")
+        arguments = {"path": path, "edits": [{"old": old, "new": new}], "write": True}
+        answer = await self._call("edit", arguments)
+        return self._written(answer)
+
+    async def rename(self, question: Question, new_name: str) -> Reply:
+        """The ``apply_rename`` tool: the server's rename, written atomically."""
+        arguments = {"target": target(question), "new_name": new_name}
+        return self._written(await self._call("apply_rename", arguments))
+
+    @staticmethod
+    def _written(answer: Answer) -> Reply:
+        """A write's answer: flagged when it says ``complete: false`` or that nothing was
+        written."""
+        data = answer.structured if isinstance(answer.structured, dict) else {}
+        said = incomplete(data)
+        if data.get("applied") is False:
+            said = "applied: false" + (f"; {said}" if said else "")
+        return Reply(flagged=said, size=answer.size)
+
+    def pids(self) -> list[int]:
+        """The MCP server's pid (its language servers are its children)."""
+        return [self.session.pid] if self.session and self.session.pid else []
+
+    async def stop(self) -> None:
+        """Close the session: the server shuts its language servers down and exits."""
+        if self.session is not None:
+            await self.session.close()
+            self.session = None
+
+    async def version(self) -> str:
+        """The installed ``adecore-lsp``'s version."""
+        return await installed_version()
