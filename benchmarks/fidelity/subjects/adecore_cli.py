@@ -1,5 +1,5 @@
-"""This project's command line as two subjects: ``adecore-lsp-cli`` (``--daemon on``: the first
-call starts the daemon, which keeps the language server warm for the calls after it) and
+"""This project's command line as two subjects: ``adecore-lsp-cli`` (``--daemon on``, the daemon
+started by ``start``, keeping the language server warm for the calls after the first) and
 ``adecore-lsp-cli-cold`` (``--daemon off``: one fresh process, and server, per call).
 
 Each warm subject has a daemon of its own: ``ADECORE_LSP_RUNTIME_DIR`` is a folder named after
@@ -153,7 +153,9 @@ class AdecoreCli(Subject):
         self.runtime: Path | None = None
 
     async def start(self, root: Path, server: Server) -> None:
-        """Remember the root and the server; stop a daemon an earlier run left for it."""
+        """Remember the root and the server; stop a daemon an earlier run left for this root and
+        start this subject's own (its servers start with the first command that needs them), so
+        that :meth:`pids` names it from the start."""
         self.root = root.resolve()
         self.server = server
         if self.daemon == "on":
@@ -161,6 +163,10 @@ class AdecoreCli(Subject):
             self.runtime = Path("/tmp") / f"adecore-fidelity-{digest}"
             await self._stop_daemon()
         self.env = environment(server, self.runtime)
+        if self.daemon == "on":
+            status, _, err = await run([executable(), "daemon", "start"], self.root, self.env)
+            if status != 0:
+                raise SubjectFailed(f"daemon start: exit {status}: {err.strip()[-800:]}")
 
     async def _call(self, *words: str) -> tuple[int, bytes, str]:
         if self.server is None:

@@ -2,12 +2,17 @@
 on stdio, driven through the official MCP SDK's client as a coding agent's host would.
 
 The answers are read from each tool's structured content (the JSON its ``outputSchema``
-declares); the text rendering counts toward the size only. No ``--trust``: the servers are the
-project's own installs outside the tree, found on ``PATH`` (see :mod:`.adecore_cli`).
+declares); the text rendering counts toward the size only. No ``--trust`` for a registry server:
+the servers are the project's own installs outside the tree, found on ``PATH`` (see
+:mod:`.adecore_cli`). The MCP server takes no ``--command``: a server outside the registry (the
+scripted one) is declared as its documentation says, in the root's ``adecore-lsp.toml``, and
+that needs ``--trust``, since a project's own ``command`` runs only in a trusted root. The file
+is removed again by ``stop``.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +33,30 @@ LIMIT = 1000
 """The ``limit`` of list tools: the largest their schemas allow; an answer with more says
 ``truncated`` and is flagged."""
 HANDSHAKE_LIMIT = 60.0
+CONFIG = "adecore-lsp.toml"
+EXTENSIONS = {"python": [".py"], "typescript": [".ts", ".tsx"]}
+
+
+def declare(root: Path, server: Server) -> list[str]:
+    """Declare ``server`` (not in the registry) in ``root``'s ``adecore-lsp.toml``; the options
+    that choose it.
+
+    Raises:
+        SubjectFailed: the tree has a configuration of its own, which this would replace.
+    """
+    config = root / CONFIG
+    if config.exists():
+        raise SubjectFailed(f"not run: the tree has its own {CONFIG}")
+    languages = ", ".join(
+        f"{json.dumps(extension)} = {json.dumps(server.language)}"
+        for extension in EXTENSIONS.get(server.language, [])
+    )
+    config.write_text(
+        f"[server.{server.id}]\ncommand = {json.dumps(list(server.argv))}\n"
+        f"languages = {{ {languages} }}\n",
+        encoding="utf-8",
+    )
+    return ["--server", server.id, "--trust", *server_options(server)[2:]]
 
 
 def flagged(data: Any) -> str | None:
@@ -56,10 +85,16 @@ class AdecoreMcp(Subject):
     def __init__(self) -> None:
         self.session: StdioSession | None = None
         self.schemas: dict[str, Any] = {}
+        self.config: Path | None = None
 
     async def start(self, root: Path, server: Server) -> None:
         """Start ``adecore-lsp mcp`` on ``root`` and finish the MCP handshake."""
-        argv = [executable(), "mcp", "--root", str(root.resolve()), *server_options(server)]
+        root = root.resolve()
+        chosen = server_options(server)
+        if server.id == "scripted":
+            chosen = declare(root, server)
+            self.config = root / CONFIG
+        argv = [executable(), "mcp", "--root", str(root), *chosen]
         self.session = StdioSession(argv, root, environment(server))
         await self.session.open(HANDSHAKE_LIMIT)
         self.schemas = await self.session.tools()
@@ -114,10 +149,14 @@ class AdecoreMcp(Subject):
         return [self.session.pid] if self.session and self.session.pid else []
 
     async def stop(self) -> None:
-        """Close the session: the server shuts its language servers down and exits."""
+        """Close the session (the server shuts its language servers down and exits) and remove
+        the configuration ``start`` wrote."""
         if self.session is not None:
             await self.session.close()
             self.session = None
+        if self.config is not None:
+            self.config.unlink(missing_ok=True)
+            self.config = None
 
     async def version(self) -> str:
         """The installed ``adecore-lsp``'s version."""
