@@ -103,6 +103,8 @@ class Driver:
             raise SubjectFailed(f"{op}: no answer in {timeout:.0f} s") from error
         if "error" in answer:
             raise SubjectFailed(f"{op}: {answer['error']}")
+        if "unsupported" in answer:
+            raise NotSupported(f"{op}: {answer['unsupported']}")
         return answer
 
     def stderr_tail(self, lines: int = 4) -> str:
