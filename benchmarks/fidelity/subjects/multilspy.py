@@ -13,6 +13,8 @@ What it does here (measured on click 8.1.7 and a small TypeScript tree, 2 shared
   definition at times). From ``echo``'s definition jedi named only the definition; from a use in
   core.py it named that file's uses and the definition, no other file. Start 0.9 s (Python),
   0.3 s (TypeScript); first call ~2 s, later ones 0.01-0.6 s.
+- When the language server is killed, a call never returns (no timeout of its own; the adapter
+  gives up after ``CALL_TIMEOUT``).
 - No diagnostics (every multilspy server adapter drops ``publishDiagnostics``; the API has no
   diagnostics call), no rename, no edit that writes to disk (its insert/delete edit an
   in-memory buffer).
@@ -34,7 +36,7 @@ from fidelity.subjects.mcp_client import descendants
 
 DRIVERS = Path(__file__).resolve().parents[1] / "drivers"
 START_TIMEOUT = 180.0
-CALL_TIMEOUT = 90.0
+CALL_TIMEOUT = 60.0
 
 
 class Driver:
