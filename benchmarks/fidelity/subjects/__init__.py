@@ -1,0 +1,1 @@
+"""One adapter per subject: how the harness starts it, asks it, edits through it, stops it."""
