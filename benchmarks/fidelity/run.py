@@ -66,6 +66,11 @@ def factory(name: str) -> SubjectFactory:
 def _case(label: str, pristine: Path, server: Server, seed: int, count: int) -> Case:
     files = source_files(pristine, server.language)
     symbols = questions.symbols(pristine, files, server.language, count, seed)
+    if not symbols:
+        raise truth.NoTruth(
+            f"{label}: no {server.language} definition used from another file"
+            f" among its {len(files)} source files: nothing to ask"
+        )
     breaking = questions.break_of(pristine, files, server.language, seed)
     taken = {q.name for q in symbols} | ({breaking.name} if breaking else set())
     pool = questions.symbols(pristine, files, server.language, 50, seed + 7)
@@ -140,6 +145,7 @@ async def run_subject(name: str, runs: list[Case], scratch: Path) -> dict[str, A
             totals[scenario].merge(outcome.tally)
             per_tree[scenario] = outcome.tally.as_json()
             entry["notes"] += outcome.notes + [f"wrong: {w}" for w in outcome.tally.wrongs]
+            entry["notes"] = list(dict.fromkeys(entry["notes"]))
             tally = outcome.tally
             print(
                 f"  {name:22} {case.label:16} {scenario:16} {tally.right} right {tally.honest}"
@@ -173,7 +179,7 @@ def chosen_subjects(names: list[str] | None) -> list[str]:
     return list(dict.fromkeys(wanted))
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+async def main_async(args: argparse.Namespace, subjects: list[str]) -> dict[str, Any]:
     """Settle the truth of every tree, then run every subject."""
     with tempfile.TemporaryDirectory(prefix="fidelity-") as name:
         scratch = Path(name)
@@ -187,7 +193,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             "seed": args.seed,
             "subjects": {},
         }
-        for subject in chosen_subjects(args.subjects):
+        for subject in subjects:
             result["subjects"][subject] = await run_subject(subject, runs, scratch)
         return result
 
@@ -211,8 +217,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--tree needs --language python|typescript")
     if args.tree and not Path(args.tree).is_dir():
         parser.error(f"--tree {args.tree}: not a folder")
+    subjects = chosen_subjects(args.subjects)
     try:
-        result = asyncio.run(main_async(args))
+        result = asyncio.run(main_async(args, subjects))
     except (FetchFailed, truth.NoTruth) as error:
         print(f"fidelity: {error}", file=sys.stderr)
         return 2

@@ -71,10 +71,13 @@ def failure(began: float, error: Exception) -> Reply:
 
 
 async def ask_references(subject: Subject, case: Case, question: Question, out: Outcome) -> None:
-    """Ask and score one references question."""
+    """Ask and score one references question (a subject without references is noted)."""
     began = time.monotonic()
     try:
         reply = await timed(subject.references(question))
+    except NotSupported as error:
+        out.notes.append(f"{case.label}: references not asked: {error}")
+        return
     except SubjectFailed as error:
         reply = failure(began, error)
     expected = case.references[truth.key(question)]
@@ -89,10 +92,14 @@ async def ask_references(subject: Subject, case: Case, question: Question, out: 
 async def ask_errors(
     subject: Subject, case: Case, root: Path, paths: list[str], step: str, out: Outcome
 ) -> None:
-    """Ask the errors of ``paths`` and score them against the command line on the disk."""
+    """Ask the errors of ``paths`` and score them against the command line on the disk (a
+    subject without diagnostics is noted)."""
     began = time.monotonic()
     try:
         reply = await timed(subject.diagnostics(paths))
+    except NotSupported as error:
+        out.notes.append(f"{case.label}: diagnostics not asked: {error}")
+        return
     except SubjectFailed as error:
         reply = failure(began, error)
     expected = truth.errors(root, case.server, paths)
@@ -237,8 +244,13 @@ async def server_dies(factory: SubjectFactory, case: Case, folder: Path) -> Outc
         if not subject.pids():
             out.notes.append(f"{case.label}: no process lives between calls: nothing to kill")
             return out
-        with contextlib.suppress(SubjectFailed):
+        try:
             await timed(subject.references(question))
+        except NotSupported:
+            with contextlib.suppress(SubjectFailed, NotSupported):
+                await timed(subject.diagnostics([question.path]))
+        except SubjectFailed:
+            pass
         killed = kill_server(subject, case.server)
         if not killed:
             out.notes.append(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import shutil
 import subprocess
 import tempfile
 import time
@@ -196,22 +195,27 @@ def _apply(text: str, edits: list[dict[str, Any]]) -> str:
 
 
 def apply_workspace_edit(root: Path, files: dict[str, bytes], edit: Any) -> dict[str, bytes]:
-    """``files`` with a WorkspaceEdit applied (text edits and file renames)."""
+    """``files`` with a WorkspaceEdit applied: its ``changes``, then its ``documentChanges``
+    in their order (a text edit names its file as it is at that point of the list)."""
     result = dict(files)
-    steps: list[tuple[str, Any]] = []
+
+    def write(path: str, edits: list[dict[str, Any]]) -> None:
+        result[path] = _apply(result[path].decode("utf-8"), edits).encode("utf-8")
+
     for address, edits in (edit.get("changes") or {}).items():
-        steps.append((relative(root, address), edits))
+        write(relative(root, address), edits)
     for change in edit.get("documentChanges") or []:
         kind = change.get("kind")
         if kind == "rename":
             old, new = relative(root, change["oldUri"]), relative(root, change["newUri"])
             result[new] = result.pop(old)
         elif kind is None:
-            steps.append((relative(root, change["textDocument"]["uri"]), change["edits"]))
-    for path, edits in steps:
-        text = result[path].decode("utf-8")
-        result[path] = _apply(text, edits).encode("utf-8")
+            write(relative(root, change["textDocument"]["uri"]), change["edits"])
     return result
+
+
+def _lines(found: frozenset[Error]) -> list[int]:
+    return sorted(line for _, line, _ in found)
 
 
 async def rename(root: Path, server: Server, question: Question, new_name: str) -> dict[str, bytes]:
@@ -249,5 +253,20 @@ async def rename(root: Path, server: Server, question: Question, new_name: str) 
         if not edit:
             raise NoTruth("the server's rename changed nothing")
         after = apply_workspace_edit(copy, before, edit)
-        shutil.rmtree(copy, ignore_errors=True)
+        # The second half of the truth: the command line's errors in the files the rename
+        # touched are the same lines before and after (a rename changes no type).
+        old = [p for p in before if after.get(p) != before[p]]
+        new = [p for p in after if after[p] != before.get(p)]
+        errors_before = errors(copy, server, old)
+        for path in old:
+            (copy / path).unlink()
+        for path in new:
+            (copy / path).parent.mkdir(parents=True, exist_ok=True)
+            (copy / path).write_bytes(after[path])
+        errors_after = errors(copy, server, new)
+        if _lines(errors_before) != _lines(errors_after):
+            raise NoTruth(
+                f"the server's own rename changes the command line's errors in {new}:"
+                f" lines {_lines(errors_before)} before, {_lines(errors_after)} after"
+            )
         return after
