@@ -16,6 +16,8 @@ import asyncio
 import importlib
 import inspect
 import json
+import os
+import signal
 import sys
 import tempfile
 import time
@@ -27,7 +29,7 @@ from fidelity import questions, report, truth
 from fidelity.peers import InstallFailed
 from fidelity.scenarios import SCENARIOS, Case, SubjectFactory
 from fidelity.scorer import Tally
-from fidelity.servers import for_language, scripted, write_scripted_tree
+from fidelity.servers import BIN, for_language, scripted, write_scripted_tree
 from fidelity.subject import Server, Subject, SubjectFailed
 from fidelity.trees import TREES, FetchFailed, fetch, git, source_files, workspace
 
@@ -145,6 +147,7 @@ async def run_subject(name: str, runs: list[Case], scratch: Path) -> dict[str, A
             totals[scenario].merge(outcome.tally)
             per_tree[scenario] = outcome.tally.as_json()
             entry["notes"] += outcome.notes + [f"wrong: {w}" for w in outcome.tally.wrongs]
+            entry["notes"] += [f"honest: {h}" for h in outcome.tally.honests]
             entry["notes"] = list(dict.fromkeys(entry["notes"]))
             tally = outcome.tally
             print(
@@ -198,6 +201,11 @@ async def main_async(args: argparse.Namespace, subjects: list[str]) -> dict[str,
         return result
 
 
+def _interrupted(number: int, frame: object) -> None:
+    """SIGTERM as Ctrl-C: the run unwinds, and each subject's ``stop`` ends its processes."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line; exit 1 when a subject of this project gave a wrong answer."""
     parser = argparse.ArgumentParser(prog="fidelity", description=__doc__.split("\n")[0])
@@ -218,11 +226,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.tree and not Path(args.tree).is_dir():
         parser.error(f"--tree {args.tree}: not a folder")
     subjects = chosen_subjects(args.subjects)
+    # Every subject, the truth and the harness's own client see one environment: the
+    # project's servers and their Python first on PATH (basedpyright resolves imports with
+    # the ``python`` it finds there, so two environments would be two truths).
+    os.environ["PATH"] = os.pathsep.join([str(BIN), os.environ.get("PATH", os.defpath)])
+    signal.signal(signal.SIGTERM, _interrupted)
     try:
         result = asyncio.run(main_async(args, subjects))
     except (FetchFailed, truth.NoTruth) as error:
         print(f"fidelity: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("fidelity: interrupted; every subject started was stopped", file=sys.stderr)
+        return 130
     text = json.dumps(result, indent=2, sort_keys=True)
     if args.json:
         Path(args.json).write_text(text + "\n", encoding="utf-8")

@@ -159,7 +159,7 @@ async def after_edit(factory: SubjectFactory, case: Case, folder: Path) -> Outco
         except NotSupported:
             out.notes.append(f"{case.label}: (a) not asked: the subject has no edit tool")
         except SubjectFailed as error:
-            out.tally.add(scorer.HONEST, failure(time.monotonic(), error))
+            out.tally.add(scorer.HONEST, failure(time.monotonic(), error), "(a) the edit")
             broken = (root / change.path).read_text(encoding="utf-8").count(change.new) > 0
         old, new = (change.new, change.old) if broken else (change.old, change.new)
         _set_line(root, change.path, old, new)

@@ -65,6 +65,8 @@ class Tally:
     sizes: list[int] = field(default_factory=list)
     wrongs: list[str] = field(default_factory=list)
     """What each wrong answer was, for the notes."""
+    honests: list[str] = field(default_factory=list)
+    """What each honest answer was and what it said of itself, for the notes."""
 
     @property
     def asked(self) -> int:
@@ -77,6 +79,7 @@ class Tally:
             self.right += 1
         elif score == HONEST:
             self.honest += 1
+            self.honests.append(f"{what} (it said: {reply.flagged})")
         else:
             self.wrong += 1
             self.wrongs.append(what)
@@ -91,6 +94,7 @@ class Tally:
         self.times += other.times
         self.sizes += other.sizes
         self.wrongs += other.wrongs
+        self.honests += other.honests
 
     def as_json(self) -> dict[str, Any]:
         """The scenario's entry of ``--json``."""

@@ -27,7 +27,7 @@ from fidelity.subjects.adecore_cli import (
     server_options,
     target,
 )
-from fidelity.subjects.mcp_stdio import Answer, StdioSession
+from fidelity.subjects.mcp_client import Answer, McpServer
 
 LIMIT = 1000
 """The ``limit`` of list tools: the largest their schemas allow; an answer with more says
@@ -83,7 +83,7 @@ class AdecoreMcp(Subject):
     name = "adecore-lsp-mcp"
 
     def __init__(self) -> None:
-        self.session: StdioSession | None = None
+        self.session: McpServer | None = None
         self.schemas: dict[str, Any] = {}
         self.config: Path | None = None
 
@@ -95,9 +95,9 @@ class AdecoreMcp(Subject):
             chosen = declare(root, server)
             self.config = root / CONFIG
         argv = [executable(), "mcp", "--root", str(root), *chosen]
-        self.session = StdioSession(argv, root, environment(server))
+        self.session = McpServer(argv, root, env=environment(server))
         await self.session.open(HANDSHAKE_LIMIT)
-        self.schemas = await self.session.tools()
+        self.schemas = await self.session.schemas()
 
     async def _call(self, tool: str, arguments: dict[str, Any]) -> Answer:
         if self.session is None:

@@ -1,6 +1,8 @@
-"""Drive an MCP server on stdio with the ``mcp`` SDK, for the adapters of peers that are MCP
-servers: one task owns the session (the SDK's scopes must be entered and left in one task), calls
-come from any task, every wait is bounded, and ``close`` leaves no process of the server behind.
+"""Drive an MCP server on stdio with the ``mcp`` SDK, for every subject that is an MCP server
+(this project's and the peers'): one task owns the session (the SDK's scopes must be entered
+and left in one task), calls come from any task, every wait is bounded, and ``close`` leaves no
+process of the server behind. An answer's size is its text blocks' bytes, or its structured
+content's when it has no text: what a host hands the model.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import contextlib
 import json
 import os
 import signal
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,10 +37,13 @@ class Answer:
 class McpServer:
     """One MCP server process on stdio and the session with it."""
 
-    def __init__(self, argv: list[str], cwd: Path, log: Path, env: dict[str, str] | None = None):
+    def __init__(
+        self, argv: list[str], cwd: Path, log: Path | None = None, env: dict[str, str] | None = None
+    ) -> None:
         self.argv = argv
         self.cwd = cwd
-        self.log = log
+        self.owned_log = log is None
+        self.log = log or Path(tempfile.mkstemp(prefix="fidelity-mcp-", suffix=".log")[1])
         self.env = env
         self.pid = 0
         self._client: Client | None = None
@@ -85,9 +91,13 @@ class McpServer:
 
     async def tools(self) -> list[str]:
         """The names of the tools the server lists."""
+        return list(await self.schemas())
+
+    async def schemas(self) -> dict[str, Any]:
+        """Each tool's input schema, by name."""
         if self._client is None:
             raise SubjectFailed("the MCP session is closed")
-        return [tool.name for tool in (await self._client.list_tools()).tools]
+        return {tool.name: tool.input_schema for tool in (await self._client.list_tools()).tools}
 
     async def call(self, tool: str, arguments: Mapping[str, Any], timeout: float) -> Answer:
         """Call ``tool``; raise SubjectFailed on an error result, a closed session or a timeout."""
@@ -136,6 +146,8 @@ class McpServer:
             if not any(_alive(pid) for pid in [self.pid, *left] if pid):
                 break
             await asyncio.sleep(0.1)
+        if self.owned_log:
+            self.log.unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:
