@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from ..workspace.workspace import Workspace
-from . import check, edits, inspect, navigate
+from . import check, edits, hook, inspect, navigate
 from .output import Output
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -37,5 +37,6 @@ COMMANDS: dict[str, Command] = {
     "fix": edits.fix,
     "capabilities": inspect.capabilities,
     "doctor": inspect.doctor,
+    "hook": hook.hook,
 }
 """The commands that run on a workspace (``servers``, ``trust`` and ``mcp`` need none)."""

@@ -41,6 +41,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..daemon.commands import daemon_command
 
         return daemon_command(args)
+    if args.name == "agents":
+        from .agents_setup import run_agents
+
+        return run_agents(args)
+    if args.name == "hook":
+        from .hook_front import run_hook
+
+        return run_hook(args, given)
     if args.name == "mcp":
         from .mcp_command import run_mcp
 

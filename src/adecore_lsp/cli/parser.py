@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._version import __version__
+from .hook_hosts import HOSTS
 from .modes import DAEMON_MODES
 from .status import FAILURE
 
@@ -22,6 +23,8 @@ __all__: list[str] = []
 HTTP_HELP = "serve streamable HTTP at HOST:PORT (path /mcp) instead of stdio"
 MCP_TIMEOUT = 30.0
 """``--timeout`` of ``mcp`` unless given: below the tool timeouts of the usual hosts."""
+HOOK_DEADLINE = 45.0
+"""``hook``'s own deadline by default, in seconds: below Claude Code's 60 for a hook."""
 
 SEVERITIES = ("error", "warning", "information", "hint")
 CHECK_FORMATS = ("text", "json", "jsonl", "sarif", "github")
@@ -223,6 +226,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     trust.add_argument("--list", action="store_true", help="the trusted roots, one a line")
     trust.add_argument("--remove", metavar="DIR", help="forget a trusted root")
+
+    hook = command(
+        "hook",
+        "a coding agent's hook: read the host's hook input on stdin and answer, in the host's "
+        "protocol, with what the agent's edits introduced (through the daemon)",
+    )
+    hook.add_argument("host", choices=sorted(HOSTS), metavar="HOST", help=", ".join(HOSTS))
+    hook.add_argument("event", metavar="EVENT", help="as the host names it, e.g. PostToolUse")
+    hook.add_argument(
+        "--deadline",
+        type=_seconds,
+        default=HOOK_DEADLINE,
+        metavar="SECONDS",
+        help=f"answer by then, incomplete if need be (default {HOOK_DEADLINE:.0f})",
+    )
+    hook.add_argument("--input", default=None, help=argparse.SUPPRESS)
+
+    agents = command("agents", "set a coding agent's host up to use adecore-lsp in this project")
+    agent_actions = agents.add_subparsers(dest="action", metavar="ACTION")
+    agent_actions.required = True
+    setup = agent_actions.add_parser(
+        "setup",
+        help="write the host's MCP entry, hooks and skill (merged: nothing else is touched)",
+        description="write the host's MCP entry, hooks and skill into this project's files, "
+        "merged into what is there (every other key and comment kept); all three unless some "
+        "are named",
+    )
+    setup.add_argument("host", choices=sorted(HOSTS), metavar="HOST", help=", ".join(HOSTS))
+    setup.add_argument("--mcp", action="store_true", help="the MCP server's entry")
+    setup.add_argument("--hook", action="store_true", help="the hooks (adecore-lsp hook)")
+    setup.add_argument("--skill", action="store_true", help="a skill naming the commands")
+    setup.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    setup.add_argument("--remove", action="store_true", help="take back what setup wrote")
+    add_global_options(setup, defaults=False)
 
     mcp = command("mcp", "serve the workspace to coding agents over MCP (stdio, or --http)")
     add_http_options(mcp)

@@ -136,3 +136,39 @@ async def _restore(ws: Workspace, full: Path, known: OpenFile) -> None:
     uri = ws.open_files.keep(known)
     await ws.open_files.send(full, uri, known.text)
     others_changed(ws)
+
+
+async def after_write(
+    ws: Workspace, path: str | os.PathLike[str], old_text: str | None, timeout: float
+) -> DiagnosticsDelta:
+    """What a write someone else made to ``path`` introduced and resolved, in it and in
+    every other open file: its text on disk now against ``old_text``, its text before
+    (``None``: the file is new, and nothing was before it). The servers are shown
+    ``old_text`` as an unsaved change, then the disk's text again, also when the call is
+    cancelled or times out."""
+    full = ws.file(path)
+    files = covered(ws, [full])
+    shown = ws.paths.relative(full)
+    if old_text is None:
+        after = await checking.diagnostics(ws, files, timeout)
+        others = [item for item in after.items if item.path != shown]
+        return delta_of(others, after, {})
+    from .files import read_text
+
+    new_text = read_text(full)
+    await ws.update(full, old_text)
+    try:
+        others_changed(ws)
+        before = await checking.diagnostics(ws, [full, *files[1:]], timeout)
+    finally:
+        await asyncio.shield(_back_to_disk(ws, full, new_text))
+    after = await checking.diagnostics(ws, covered(ws, [full]), timeout)
+    return delta_of(before.items, after, {shown: Change(old_text, new_text)})
+
+
+async def _back_to_disk(ws: Workspace, full: Path, text: str) -> None:
+    """The servers told that ``full`` holds what the disk holds, ``text``."""
+    if ws.closed:
+        return
+    await ws.adopt(full, text)
+    others_changed(ws)

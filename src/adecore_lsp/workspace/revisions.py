@@ -318,3 +318,15 @@ def _sorted(items: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(
         items, key=lambda d: (d.path, d.cell or 0, d.line, d.column, d.end_line, d.end_column)
     )
+
+
+def committed_text(ws: Workspace, full: Path, rev: str = "HEAD") -> str | None:
+    """The text ``full`` has at git revision ``rev`` (as committed, UTF-8); ``None`` outside
+    a repository, for an unknown revision, or for a file the revision does not have."""
+    try:
+        top = repository_top(ws.root)
+        commit = commit_of(top, rev)
+    except ValueError:
+        return None
+    found = _old_texts(top, commit, [full], _guarded(ws, top))
+    return None if found is None else found.get(full)
