@@ -40,6 +40,7 @@ RUNS = [
         60,
     ),
     (["bench_monorepo.py", "--quick"], ["(1) references (python)", "complete=True"], 120),
+    (["bench_hook.py", "--quick"], ["hook warm", "ruff", "target"], 120),
     (
         ["bench_notebooks.py", "--quick"],
         ["check of 5 notebooks of 4 cells", "the notebook model alone"],

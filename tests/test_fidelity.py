@@ -194,7 +194,9 @@ def test_the_table_shows_scores_costs_reasons_and_notes() -> None:
 
 def test_render_replaces_only_the_text_between_the_markers(tmp_path: Path) -> None:
     page = tmp_path / "fidelity.md"
-    page.write_text(f"# Title\n\n{report.BEGIN}\nstale table\n{report.END}\n\nAfter.\n", encoding="utf-8")
+    page.write_text(
+        f"# Title\n\n{report.BEGIN}\nstale table\n{report.END}\n\nAfter.\n", encoding="utf-8"
+    )
     report.render(_result(), page)
     text = page.read_text(encoding="utf-8")
     assert text.startswith("# Title\n\n" + report.BEGIN + "\n\n")

@@ -159,3 +159,19 @@ def test_an_existing_codex_config_keeps_its_tables(tmp_path: Path) -> None:
                                        'args = ["mcp"]\n')  # fmt: skip
     assert run("agents", "setup", "codex", "--mcp", "--remove", cwd=tmp_path).status == 0
     assert config.read_bytes() == original
+
+
+def test_the_docs_one_commands_write_the_files_they_name(tmp_path: Path) -> None:
+    """docs/agents.md's setup block, run as written: each line's files are the ones listed."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text()
+    block = page.split("```sh\n", 1)[1].split("```", 1)[0]
+    lines = [line for line in block.splitlines() if line.strip()]
+    assert len(lines) == len(HOSTS)
+    for number, line in enumerate(lines):
+        command, _, listed = line.partition("#")
+        words = command.split()
+        assert words[:3] == ["adecore-lsp", "agents", "setup"]
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        assert run(*words[1:], cwd=folder).status == 0
+        assert sorted(tree(folder)) == sorted(name.strip() for name in listed.split(","))

@@ -129,6 +129,21 @@ def test_an_edit_that_introduces_an_error_is_given_back_to_the_model(
     assert "old.py" not in reason
 
 
+def test_each_edit_names_only_what_it_introduced(project: tuple[Path, dict[str, str]]) -> None:
+    """The second edit's text before is the first's after: its findings, kept by the first
+    call, are the side before (no second look at the old text), and only its own error is
+    named."""
+    root, env = project
+    first = answer(hook(root, env, "PostToolUse", edited(root, "lib.py", "-> int:", "-> str:")))
+    assert "lib.py:2:" in first["reason"]
+    second = edited(root, "app.py", "area(2, 3)\n", 'area(2, 3)\nother: int = "x"\n')
+    said = answer(hook(root, env, "PostToolUse", second))
+    assert said["reason"].startswith("adecore-lsp: this edit introduced 1 error")
+    assert "app.py:4:" in said["reason"]
+    assert "app.py:3:" not in said["reason"]  # the first edit's break of app.py: said then
+    assert "lib.py" not in said["reason"]
+
+
 def test_an_edit_over_an_old_error_is_silent_and_one_that_resolves_it_too(
     project: tuple[Path, dict[str, str]],
 ) -> None:

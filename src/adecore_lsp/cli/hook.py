@@ -13,12 +13,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import LspError
 from ..workspace import changes
 from ..workspace.files import NotUtf8Error, read_text
-from ..workspace.model import Diagnostic
+from ..workspace.model import Diagnostic, DiagnosticsDelta
 from ..workspace.revisions import committed_text
 from ..workspace.workspace import Workspace
 from .hook_hosts import (
@@ -30,7 +31,7 @@ from .hook_hosts import (
     read_event,
     undo,
 )
-from .hook_state import SessionState, load, save, state_file
+from .hook_state import Known, SessionState, digest, load, save, state_file
 from .output import Output
 
 # Internal to the library: nothing here is public API (the command line is).
@@ -90,7 +91,10 @@ async def judge(ws: Workspace, event: HookEvent, state: SessionState, ends: floa
             old = await asyncio.to_thread(committed_text, ws, full)
         state.turn.setdefault(shown, old)
         state.seen[shown] = new_text
-        delta = await changes.after_write(ws, full, old, _left(ends))
+        delta = await changes.after_write(
+            ws, full, old, _left(ends), known=_remembered(ws, state, full, old)
+        )
+        _remember(ws, state, full, delta)
         found += [item for item in delta.introduced if item.severity in SEVERE]
         if not delta.complete:
             unfinished.append(f"{shown} ({delta.reason})" if delta.reason else shown)
@@ -118,6 +122,44 @@ async def _at_stop(ws: Workspace, event: HookEvent, state: SessionState, ends: f
     state.held = []
     verdict = _say(found, unfinished, "the edits of this turn introduced", block_on_errors=False)
     return Verdict(notice=verdict.notice or (verdict.text if found else ""))
+
+
+def _remembered(
+    ws: Workspace, state: SessionState, edited: Path, old: str | None
+) -> Callable[[list[Path]], list[Diagnostic] | None]:
+    """The findings the last call left for ``files`` as they were before this edit (the
+    edited file with ``old``, the others as on disk now), or None when one is not known."""
+
+    def known(files: list[Path]) -> list[Diagnostic] | None:
+        found: list[Diagnostic] = []
+        for full in files:
+            entry = state.known.get(ws.paths.relative(full))
+            try:
+                text = old if full == edited else read_text(full)
+            except (NotUtf8Error, OSError):
+                return None
+            if entry is None or text is None or entry.digest != digest(text):
+                return None
+            found += entry.findings
+        return found
+
+    return known
+
+
+def _remember(ws: Workspace, state: SessionState, edited: Path, delta: DiagnosticsDelta) -> None:
+    """Keep the findings of every file the check covered, for the next call; forget them
+    all when the check did not finish."""
+    state.known.clear()
+    if not delta.complete:
+        return
+    after = [*delta.introduced, *delta.unchanged]
+    for full in changes.covered(ws, [edited]):
+        shown = ws.paths.relative(full)
+        try:
+            text = read_text(full)
+        except (NotUtf8Error, OSError):
+            continue
+        state.known[shown] = Known(digest(text), [d for d in after if d.path == shown])
 
 
 def _inside(ws: Workspace, event: HookEvent, given: str) -> Path | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +24,7 @@ from ..protocol.workspace.changes import Change
 from ..write_path import WriteSet
 from . import checking
 from .delta import delta_of
-from .model import DiagnosticsDelta
+from .model import Diagnostic, DiagnosticsDelta
 
 if TYPE_CHECKING:
     from .open_files import OpenFile
@@ -139,13 +139,20 @@ async def _restore(ws: Workspace, full: Path, known: OpenFile) -> None:
 
 
 async def after_write(
-    ws: Workspace, path: str | os.PathLike[str], old_text: str | None, timeout: float
+    ws: Workspace,
+    path: str | os.PathLike[str],
+    old_text: str | None,
+    timeout: float,
+    known: Callable[[list[Path]], list[Diagnostic] | None] | None = None,
 ) -> DiagnosticsDelta:
     """What a write someone else made to ``path`` introduced and resolved, in it and in
     every other open file: its text on disk now against ``old_text``, its text before
-    (``None``: the file is new, and nothing was before it). The servers are shown
-    ``old_text`` as an unsaved change, then the disk's text again, also when the call is
-    cancelled or times out."""
+    (``None``: the file is new, and nothing was before it).
+
+    ``known`` may give the findings of those files as they were before the write (from a
+    check made then): it is asked with the files, and ``None`` means it cannot. Otherwise
+    the servers are shown ``old_text`` as an unsaved change and asked, then the disk's text
+    again (also when the call is cancelled or times out)."""
     full = ws.file(path)
     files = covered(ws, [full])
     shown = ws.paths.relative(full)
@@ -156,14 +163,19 @@ async def after_write(
     from .files import read_text
 
     new_text = read_text(full)
-    await ws.update(full, old_text)
-    try:
+    before_items = known(files) if known is not None else None
+    if before_items is None:
+        await ws.update(full, old_text)
+        try:
+            others_changed(ws)
+            before = await checking.diagnostics(ws, files, timeout)
+        finally:
+            await asyncio.shield(_back_to_disk(ws, full, new_text))
+        before_items = before.items
+    else:
         others_changed(ws)
-        before = await checking.diagnostics(ws, [full, *files[1:]], timeout)
-    finally:
-        await asyncio.shield(_back_to_disk(ws, full, new_text))
     after = await checking.diagnostics(ws, covered(ws, [full]), timeout)
-    return delta_of(before.items, after, {shown: Change(old_text, new_text)})
+    return delta_of(before_items, after, {shown: Change(old_text, new_text)})
 
 
 async def _back_to_disk(ws: Workspace, full: Path, text: str) -> None:
