@@ -111,7 +111,7 @@ def test_a_dry_run_prints_the_diff_and_writes_nothing(tmp_path: Path) -> None:
     done = run("agents", "setup", "claude-code", "--hook", "--dry-run", cwd=tmp_path)
     assert done.status == 0, done.err
     assert done.out.startswith("--- a/.claude/settings.json\n+++ b/.claude/settings.json\n")
-    assert '+' + ' ' * 24 + '"command": "adecore-lsp hook claude-code Stop",' in done.out
+    assert "+" + " " * 24 + '"command": "adecore-lsp hook claude-code Stop",' in done.out
     assert ".mcp.json" not in done.out  # --hook alone
     assert tree(tmp_path) == before
 
