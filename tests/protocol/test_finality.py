@@ -475,3 +475,23 @@ def test_a_final_push_is_final_at_once_for_its_version() -> None:
     finality.expect(B, 1, 2.0, "push_final")
     finality.pushed(B, None, [Y], 2.1)
     assert finality.status(B, 2.1) == FinalityStatus(False, [Y], False, 2.1 + SETTLE)
+
+
+def test_an_answer_to_a_pull_sent_before_a_refresh_is_not_final() -> None:
+    """basedpyright answers a pull it got before its refresh without the import cycle it
+    found meanwhile: that answer is last known, and the next pull's makes the file final."""
+    finality = DiagnosticsFinality(SETTLE)
+    finality.expect(A, 1, 0.0, "pull")
+    asked = finality.generation
+    finality.refreshed()
+    assert finality.generation == asked + 1
+    assert finality.pulled(A, 1, [X], 0.1, asked) is False
+    assert finality.status(A, 0.2) == FinalityStatus(False, [X], True, None)
+    assert finality.pulled(A, 1, [X, Y], 0.3, finality.generation) is True
+    assert finality.status(A, 0.4) == FinalityStatus(True, [X, Y], False, None)
+    # Without a generation (a caller that does not say), an answer counts as before.
+    assert finality.pulled(A, 1, [Y], 0.5) is True
+    assert finality.pulled("file:///w/not-expected.py", 1, [Y], 0.6) is False
+    # An answer for a later version than the one expected counts for nothing.
+    assert finality.pulled(A, 2, [Z], 0.7) is False
+    assert finality.status(A, 0.8).items == [Y]

@@ -400,15 +400,18 @@ async def _pull_one(handle: ServerHandle, uri: str, deadline: float) -> None:
         left = deadline - time.monotonic()
         if left <= 0:
             return
+        asked = handle.finality.generation
         try:
             result = await session.document_diagnostics(uri, timeout=left)
         except StaleResultError:
             continue  # the text changed meanwhile: pull the new one
         except LspError:
             return  # a crash or a refusal
-        handle.finality.pulled(uri, version, list(result), time.monotonic())
+        handle.finality.pulled(uri, version, list(result), time.monotonic(), asked)
         handle.changed.fire()
-        return
+        if asked == handle.finality.generation:
+            return
+        # Made outdated on its way (a refresh, other files changed): ask again.
 
 
 async def _wait_final(

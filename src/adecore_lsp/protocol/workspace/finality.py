@@ -160,6 +160,7 @@ class DiagnosticsFinality:
     __slots__ = (
         "_changed_at",
         "_documents",
+        "_generation",
         "_last_push_at",
         "_progress",
         "_progress_ended_at",
@@ -175,6 +176,7 @@ class DiagnosticsFinality:
         self._progress_ended_at = float("-inf")
         self._last_push_at = float("-inf")
         self._changed_at = float("-inf")
+        self._generation = 0
 
     # -- feeds ----------------------------------------------------------------------------
 
@@ -226,20 +228,41 @@ class DiagnosticsFinality:
         elif version < document.version:
             document.older(version, items)
 
-    def pulled(self, uri: str, version: int, items: list[Any], now: float) -> None:
-        """The server answered a pull of ``uri`` made for ``version`` with ``items``.
+    @property
+    def generation(self) -> int:
+        """How many times answers were made outdated (:meth:`refreshed`): taken when a pull
+        is sent, and given back with its answer."""
+        return self._generation
 
-        For the current version it is final at once; for an earlier one it counts for
-        nothing (it may become the last known items); a later version, or a document not
-        expected, is dropped. ``now`` is taken so that every feed has the same shape.
+    def pulled(
+        self,
+        uri: str,
+        version: int,
+        items: list[Any],
+        now: float,
+        generation: int | None = None,
+    ) -> bool:
+        """The server answered a pull of ``uri`` made for ``version`` with ``items``; whether
+        the answer made the document final.
+
+        For the current version it is final at once, unless the pull was sent before the
+        answers were last made outdated (``generation``, :attr:`generation` when it was
+        sent, is older: a ``workspace/diagnostic/refresh`` came while it was on its way, and
+        basedpyright's answer then lacks what it found meanwhile): such an answer is kept as
+        the last known items, and the document wants another pull. For an earlier version
+        it counts for nothing (it may become the last known items); a later version, or a
+        document not expected, is dropped. ``now`` is taken so that every feed has the same
+        shape.
         """
         document = self._documents.get(uri)
         if document is None:
-            return
-        if version == document.version:
+            return False
+        if version == document.version and generation in (None, self._generation):
             document.pulled = list(items)
-        elif version < document.version:
+            return True
+        if version <= document.version:
             document.older(version, items)
+        return False
 
     def progress_active(self, active: bool, now: float) -> None:
         """The server's work-done progress began (``True``) or ended (``False``) at ``now``.
@@ -254,7 +277,9 @@ class DiagnosticsFinality:
     def refreshed(self) -> None:
         """The server asked for its diagnostics again (``workspace/diagnostic/refresh``:
         something else changed, a file it imports was deleted): a pull answer no longer
-        makes a document final; it is kept as the last known items until the next pull."""
+        makes a document final; it is kept as the last known items until the next pull,
+        and an answer to a pull sent before now makes nothing final either."""
+        self._generation += 1
         for document in self._documents.values():
             if document.pulled is not None:
                 document.known = document.current() or []
