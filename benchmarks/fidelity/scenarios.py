@@ -70,16 +70,24 @@ def failure(began: float, error: Exception) -> Reply:
     return Reply(flagged=f"failed: {error}", ms=(time.monotonic() - began) * 1000)
 
 
-async def ask_references(subject: Subject, case: Case, question: Question, out: Outcome) -> None:
-    """Ask and score one references question (a subject without references is noted)."""
+async def _reply(call: Awaitable[Reply], what: str, case: Case, out: Outcome) -> Reply | None:
+    """The reply of ``call``, a failure counted as one that said so; None (and a note) when
+    the subject has no such question."""
     began = time.monotonic()
     try:
-        reply = await timed(subject.references(question))
+        return await timed(call)
     except NotSupported as error:
-        out.notes.append(f"{case.label}: references not asked: {error}")
-        return
+        out.notes.append(f"{case.label}: {what} not asked: {error}")
+        return None
     except SubjectFailed as error:
-        reply = failure(began, error)
+        return failure(began, error)
+
+
+async def ask_references(subject: Subject, case: Case, question: Question, out: Outcome) -> None:
+    """Ask and score one references question (a subject without references is noted)."""
+    reply = await _reply(subject.references(question), "references", case, out)
+    if reply is None:
+        return
     expected = case.references[truth.key(question)]
     score = scorer.references(reply, expected, question)
     what = (
@@ -94,14 +102,9 @@ async def ask_errors(
 ) -> None:
     """Ask the errors of ``paths`` and score them against the command line on the disk (a
     subject without diagnostics is noted)."""
-    began = time.monotonic()
-    try:
-        reply = await timed(subject.diagnostics(paths))
-    except NotSupported as error:
-        out.notes.append(f"{case.label}: diagnostics not asked: {error}")
+    reply = await _reply(subject.diagnostics(paths), "diagnostics", case, out)
+    if reply is None:
         return
-    except SubjectFailed as error:
-        reply = failure(began, error)
     expected = truth.errors(root, case.server, paths)
     score = scorer.errors(reply, expected)
     what = (

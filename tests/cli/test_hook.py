@@ -347,3 +347,14 @@ def test_hosts_without_an_answer_after_an_edit_hear_at_the_stop(
         ended["loop_count"] = 1
     done = hook(root, env, stop, ended, host=host)
     assert (done.returncode, done.stdout) == (0, ""), done.stderr
+
+
+def test_a_state_that_cannot_be_kept_still_answers(project: tuple[Path, dict[str, str]]) -> None:
+    """The answer stands when the session's state cannot be written; the person is told."""
+    root, env = project
+    blocked = root.parent / "not-a-folder"
+    blocked.write_text("a file where the state folder would go\n", encoding="utf-8")
+    env = {**env, "XDG_STATE_HOME": str(blocked)}
+    said = answer(hook(root, env, "PostToolUse", edited(root, "lib.py", "-> int:", "-> str:")))
+    assert said["decision"] == "block"
+    assert "the session's state could not be kept" in said["systemMessage"]

@@ -112,7 +112,7 @@ def diff(root: Path, found: list[Change]) -> str:
 
 def write(root: Path, found: list[Change]) -> None:
     """Make ``found``, all files or none, through the write path (each file expected to
-    hold what the change was made from)."""
+    hold what the change was made from); a folder a removed file leaves empty goes too."""
     writes = WriteSet(root)
     made: set[Path] = set()
     for change in found:
@@ -129,20 +129,28 @@ def write(root: Path, found: list[Change]) -> None:
             writes.make_folder(folder)
             made.add(folder)
         writes.write(change.path, change.after.encode("utf-8"))
+    for folder in _left_empty(root, [c.path for c in found if c.after is None]):
+        writes.delete(folder, recursive=False)
     writes.commit()
-    for change in found:
-        if change.after is None:
-            _drop_empty_folders(root, change.path.parent)
 
 
-def _drop_empty_folders(root: Path, folder: Path) -> None:
-    """Remove ``folder`` and its parents under ``root`` while they are empty."""
-    while folder != root and root in folder.parents:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent
+def _left_empty(root: Path, removed: list[Path]) -> list[Path]:
+    """The folders under ``root`` that hold nothing but ``removed`` (and folders so left
+    empty), deepest first."""
+    gone = set(removed)
+    empty: list[Path] = []
+    for folder in sorted({p.parent for p in removed}, key=lambda f: -len(f.parts)):
+        while folder != root and root in folder.parents and folder not in gone:
+            try:
+                entries = set(folder.iterdir())
+            except OSError:
+                break
+            if not entries <= gone:
+                break
+            gone.add(folder)
+            empty.append(folder)
+            folder = folder.parent
+    return sorted(empty, key=lambda f: -len(f.parts))
 
 
 def run_agents(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import LspError
@@ -61,7 +62,12 @@ async def hook(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
     except (LspError, ValueError, OSError) as error:
         output.err.write(f"adecore-lsp hook: {error}\n")
         return host.failure_status
-    await asyncio.to_thread(save, path, state)
+    try:
+        await asyncio.to_thread(save, path, state)
+    except OSError as error:
+        # The answer stands; the next call starts from less (said to the person).
+        said = f"adecore-lsp: the session's state could not be kept in {path.parent}: {error}"
+        verdict = replace(verdict, notice="; ".join(filter(None, [verdict.notice, said])))
     answer = host.answer(event, verdict)
     output.result(answer.stdout)
     if answer.stderr:
