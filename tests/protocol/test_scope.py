@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from adecore_lsp.protocol.workspace import jsonc
+from adecore_lsp.protocol.workspace.python_scopes import narrowed
 from adecore_lsp.protocol.workspace.scope import (
     Everything,
     Scope,
@@ -17,6 +18,7 @@ from adecore_lsp.protocol.workspace.scope import (
     relative,
     strings,
     table,
+    why,
 )
 from adecore_lsp.protocol.workspace.scope_globs import (
     absolute,
@@ -701,3 +703,62 @@ def test_a_solution_tsconfig_covers_its_referenced_projects() -> None:
 def test_every_reader_has_defaults() -> None:
     for name in READERS:
         assert default(name, "/r").config is None
+
+
+# -- why a file is left out, and paths given ----------------------------------------------------
+
+
+def test_why_names_the_key_that_leaves_a_file_out() -> None:
+    files = {
+        "/r/pyproject.toml": (
+            '[tool.pyright]\ninclude = ["src", "lib"]\nexclude = ["src/gen", "lib/x.py"]\n'
+            'ignore = ["src/ign.py"]\n'
+        )
+    }
+    found = scope("basedpyright", files)
+    env = {"/r/src/env"}.__contains__
+    assert why(found, "/r/src/a.py", env) is None
+    assert why(found, "/r/src/ign.py", env) == "ignore"
+    assert why(found, "/r/src/gen/g.py", env) == "exclude"
+    assert why(found, "/r/lib/x.py", env) == "exclude"
+    assert why(found, "/r/src/.hidden/h.py", env) == "exclude"  # a folder on the way
+    assert why(found, "/r/src/env/e.py", env) == "environment"
+    assert why(found, "/r/tests/t.py", env) == "include"
+    walks = scope("pyright", {"/r/pyrightconfig.json": '{"include": ["src/*/tests"]}'})
+    assert why(walks, "/r/src/a/x.py") == "include"
+    excluded_root = scope(
+        "pyright", {"/r/pyrightconfig.json": '{"include": ["a"], "exclude": ["a"]}'}
+    )
+    assert why(excluded_root, "/r/a/b.py") == "exclude"
+    ty = scope("ty", {"/r/ty.toml": '[src]\ninclude = ["src"]\nexclude = ["src/gen/", "x.py"]\n'})
+    assert why(ty, "/r/src/gen/g.py") == "exclude"
+    assert why(ty, "/r/x.py") == "exclude"
+    assert why(ty, "/r/tests/t.py") == "include"
+    assert why(ty, "/other/t.py") == "include"
+    pyrefly = scope("pyrefly", {"/r/pyrefly.toml": 'project-excludes = ["gen.py"]\n'})
+    assert why(pyrefly, "/r/gen.py") == "project-excludes"
+    assert why(pyrefly, "/r/notes.txt") == "project-includes"
+    tsconfig = scope("tsconfig", {"/r/tsconfig.json": '{"include": ["src"]}'})
+    assert why(tsconfig, "/r/src/a.ts") is None
+    assert why(tsconfig, "/r/other/a.ts") == "include and exclude"
+
+
+def test_pyright_given_paths_replace_include_and_keep_exclude() -> None:
+    """``basedpyright tests`` checks tests/ that include leaves out; ``basedpyright
+    gen.py`` checks nothing when exclude names it (measured, basedpyright 1.40)."""
+    files = {
+        "/r/pyproject.toml": (
+            '[tool.pyright]\ninclude = ["src"]\nexclude = ["gen.py", "ex"]\nignore = ["ig.py"]\n'
+        )
+    }
+    found = scope("basedpyright", files)
+    tests = narrowed(found, "/r/tests")
+    assert tests.include == ("/r/tests",)
+    assert tests.covers("/r/tests/t.py")
+    assert not tests.covers("/r/src/a.py")
+    assert why(narrowed(found, "/r/gen.py"), "/r/gen.py") == "exclude"
+    assert why(narrowed(found, "/r/ex"), "/r/ex/e.py") == "exclude"
+    assert why(narrowed(found, "/r/ex/e.py"), "/r/ex/e.py") == "exclude"
+    assert why(narrowed(found, "/r/ig.py"), "/r/ig.py") == "ignore"
+    other = scope("ty", {"/r/ty.toml": "[src]\n"})
+    assert narrowed(other, "/r/tests") is other

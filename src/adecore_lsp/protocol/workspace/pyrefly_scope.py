@@ -83,6 +83,10 @@ class PyreflyMatcher:
                 return False
         return any(glob.matches(path) for glob in self.includes)
 
+    def why(self, path: str, environment: Environment) -> str | None:
+        """``project-excludes`` when an exclude matches the file, else ``project-includes``."""
+        return "project-excludes" if self._excluded(path) else "project-includes"
+
 
 def _pyrefly_scope(
     folder: str,

@@ -16,7 +16,7 @@ basedpyright 1.40.2 and ty 1.0.0 in the tests; pyrefly's are in :mod:`.pyrefly_s
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import jsonc
 from .scope import (
@@ -34,6 +34,9 @@ from .scope_globs import absolute, globset, pyright_pattern
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
+
+PYRIGHT_READERS = ("pyright", "basedpyright")
+"""The readers of pyright's rules."""
 
 PYRIGHT_DEFAULT_EXCLUDES = ("**/node_modules", "**/__pycache__", "**/.*", "**/__editable__.*")
 PYTHON_SUFFIXES = (".py", ".pyi", ".ipynb")
@@ -83,6 +86,39 @@ class PyrightMatcher:
             if spec.regex.match(path) and not self._excluded(path):
                 return True
         return False
+
+    def why(self, path: str, environment: Environment) -> str | None:
+        """What leaves out a file :meth:`covers` does not cover: ``ignore``, ``exclude``
+        (the file, a folder above it, or the include's own root), ``environment``, else
+        ``include``."""
+        if any(regex.match(path) for regex in self.ignores):
+            return "ignore"
+        holding = [spec for spec in self.includes if path == spec.root or below(path, spec.root)]
+        if any(self._excluded(spec.root) for spec in holding) or self._excluded(path):
+            return "exclude"
+        for spec in holding:
+            # An excluded folder on the way matches the file too (a pattern covers what
+            # lies below it), so only an environment remains to tell.
+            walked = folders_between(spec.root, path) if path != spec.root else []
+            if any(environment(folder) for folder in walked):
+                return "environment"
+        return "include"
+
+    def narrowed(self, path: str) -> PyrightMatcher:
+        """This configuration given ``path`` (a file or folder) on the command line, which
+        replaces its ``include``; its excludes and ignores hold."""
+        made = PyrightMatcher([_PyrightSpec(*pyright_pattern("/", path))], [])
+        made.excludes = self.excludes
+        made.ignores = self.ignores
+        return made
+
+
+def narrowed(scope: Scope, path: str) -> Scope:
+    """A pyright ``scope`` as its command line has it when given ``path`` (see
+    :meth:`PyrightMatcher.narrowed`); a scope of another tool as it is."""
+    if not isinstance(scope.matcher, PyrightMatcher):
+        return scope
+    return replace(scope, matcher=scope.matcher.narrowed(path), include=(path,))
 
 
 def pyright_at(folder: str, read: Read, *, based: bool) -> Scope | None:
@@ -267,6 +303,13 @@ class TyMatcher:
         if self._excluded(path, False):
             return False
         return self.includes is None or any(regex.match(path) for regex in self.includes)
+
+    def why(self, path: str, environment: Environment) -> str | None:
+        """``exclude`` when the file or a folder on its way is excluded, else ``include``."""
+        walked = folders_between(self.folder, path)[1:] if below(path, self.folder) else []
+        if any(self._excluded(f, True) for f in walked) or self._excluded(path, False):
+            return "exclude"
+        return "include"
 
 
 def _ty_absolute(folder: str, pattern: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -43,6 +43,13 @@ class Matcher(Protocol):
     """What decides whether a file is covered, for one tool's rules."""
 
     def covers(self, path: str, environment: Environment) -> bool: ...
+
+
+@runtime_checkable
+class Explaining(Protocol):
+    """A matcher that can say which of its configuration's keys leaves a file out."""
+
+    def why(self, path: str, environment: Environment) -> str | None: ...
 
 
 class Everything:
@@ -113,6 +120,17 @@ class Scope:
         error = self.error
         shown["error"] = None if error is None else error.replace(root.rstrip("/") + "/", "")
         return shown
+
+
+def why(scope: Scope, path: str, environment: Environment = no_environment) -> str | None:
+    """The key of ``scope``'s configuration that leaves the file at ``path`` out
+    (``exclude``, ``include`` ...; ``environment``: in a Python environment's folder), or
+    ``None`` when the scope covers it."""
+    if scope.covers(path, environment):
+        return None
+    if isinstance(scope.matcher, Explaining):
+        return scope.matcher.why(path, environment) or "include"
+    return "include and exclude"
 
 
 def relative(path: str, root: str) -> str:

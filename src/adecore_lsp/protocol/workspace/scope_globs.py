@@ -82,9 +82,12 @@ def globset(pattern: str) -> re.Pattern[str]:
     return re.compile("^" + _glob_body(pattern, crossing=False) + "$")
 
 
-def _glob_body(pattern: str, *, crossing: bool) -> str:
+def _glob_body(pattern: str, *, crossing: bool, escapes: bool | None = None) -> str:
     """The expression of a glob; with ``crossing``, ``*`` and ``?`` cross ``/`` (Rust's
-    ``glob`` with its default options)."""
+    ``glob`` with its default options); ``escapes`` (default: not ``crossing``) reads
+    ``\\`` escapes and ``{a,b}`` alternations."""
+    if escapes is None:
+        escapes = not crossing
     star = ".*" if crossing else "[^/]*"
     one = "." if crossing else "[^/]"
     parts = split_parts(pattern)
@@ -103,7 +106,7 @@ def _glob_body(pattern: str, *, crossing: bool) -> str:
             continue
         if index > 0 and parts[index - 1] != "**":
             out.append("/")
-        out.append(_glob_part(part, star, one, escapes=not crossing))
+        out.append(_glob_part(part, star, one, escapes=escapes))
     return "".join(out)
 
 
@@ -176,6 +179,20 @@ def rust_glob(pattern: str) -> re.Pattern[str]:
         if "**" in part and part != "**":
             raise ValueError(f"`**` must be a whole path part in {pattern!r}")
     return re.compile("^" + _glob_body(pattern, crossing=True) + "$")
+
+
+# -- globset without a literal separator (ruff) --------------------------------------------------
+
+
+def ruff_glob(pattern: str) -> re.Pattern[str]:
+    """A glob as ruff builds it (the ``globset`` crate's defaults): ``*`` and ``?`` cross
+    ``/``, ``**`` as a whole part is any number of parts, ``[...]`` a class, ``{a,b}``
+    either, ``\\`` escapes.
+
+    Raises:
+        ValueError: an unclosed ``[`` or ``{``.
+    """
+    return re.compile("^" + _glob_body(pattern, crossing=True, escapes=True) + "$")
 
 
 # -- TypeScript --------------------------------------------------------------------------------

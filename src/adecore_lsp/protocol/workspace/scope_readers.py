@@ -15,6 +15,7 @@ from functools import partial
 
 from .pyrefly_scope import pyrefly_at, pyrefly_default, pyrefly_unconfigured_at
 from .python_scopes import pyright_at, pyright_default, ty_at, ty_default
+from .ruff_scope import RUFF_FILES, ruff_at, ruff_default
 from .scope import Read, Scope
 from .tsconfig_scope import tsconfig_at, tsconfig_default
 
@@ -29,6 +30,7 @@ STAGES: dict[str, tuple[Stage, ...]] = {
     "pyright": (partial(pyright_at, based=False),),
     "pyrefly": (pyrefly_at, pyrefly_unconfigured_at),
     "ty": (ty_at,),
+    "ruff": (ruff_at,),
     "tsconfig": (tsconfig_at,),
 }
 """Each reader's kinds of configuration, in the order they are looked for."""
@@ -41,6 +43,7 @@ CONFIG_FILES: dict[str, tuple[str, ...]] = {
     "pyright": ("pyrightconfig.json", "pyproject.toml"),
     "pyrefly": ("pyrefly.toml", "pyproject.toml", "mypy.ini", "pyrightconfig.json"),
     "ty": ("ty.toml", "pyproject.toml"),
+    "ruff": RUFF_FILES,
     "tsconfig": ("tsconfig.json", "jsconfig.json"),
 }
 """The file names a folder's configuration of each reader may have."""
@@ -54,4 +57,6 @@ def default(reader: str, folder: str) -> Scope:
         return pyrefly_default(folder)
     if reader == "ty":
         return ty_default(folder)
+    if reader == "ruff":
+        return ruff_default(folder)
     return tsconfig_default(folder)
