@@ -39,7 +39,7 @@ how the server takes Jupyter notebooks (`docs/notebooks.md`): `sync` (LSP notebo
 synchronisation, cell by cell), `joined` (one document of the code cells), or `-` (none).
 "Scope" names whose configuration decides the files a check of a folder gives the server, as
 its own command line checks them there (`docs/cli.md`, "Scope"): `pyright`, `basedpyright`,
-`pyrefly`, `ty` or `tsconfig`; `-` for a server that takes every file and decides itself.
+`pyrefly`, `ty`, `ruff` or `tsconfig`; `-` for a server that takes every file and decides itself.
 "Roots" says how the server takes a tree of several packages (`docs/guide.md`, "Roots"), as
 measured: `repository` (one process for the whole repository), `workspace` (one process per
 workspace file, its markers tried in order: a `go.work` covers the modules below it),

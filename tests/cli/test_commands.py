@@ -745,7 +745,7 @@ def test_servers_json_lists_every_registry_id(misc: dict[str, Ran]) -> None:
     assert "c" in by_id["clangd"]["languages"]
     # Which configuration decides each checker's files: [tool.basedpyright] without an
     # include (the root), pyright's own table missing (its defaults), no tsconfig.
-    assert ruff["scope"] is None
+    assert ruff["scope"]["include"] == ["*.py", "*.pyi", "*.ipynb", "**/pyproject.toml"]
     based = by_id["basedpyright"]["scope"]
     assert based["config"] == "pyproject.toml [tool.basedpyright]"
     assert based["include"] == ["."]
@@ -791,7 +791,7 @@ def test_doctor_ruff(misc: dict[str, Ran]) -> None:
         "scope",
     }
     assert row["id"] == "ruff"
-    assert row["scope"] is None  # ruff decides itself
+    assert row["scope"]["config"] is not None  # ruff's own configuration decides
     assert row["ok"] is True
     assert row["error"] is None
     assert isinstance(row["start_ms"], int)

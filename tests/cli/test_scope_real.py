@@ -112,23 +112,85 @@ def test_basedpyright_checks_what_its_command_line_checks(tmp_path: Path) -> Non
     assert (files, found) == ({"src/pkg/__init__.py", "src/pkg/a.py"}, {("src/pkg/a.py", 1, 10)})
 
 
-def test_a_file_named_is_checked_though_its_configuration_excludes_it(tmp_path: Path) -> None:
-    """basedpyright's own command line skips an excluded file even when named
-    (``basedpyright src/pkg/ex_gen.py`` checks nothing); the issue's contract and ty's,
-    pyrefly's and tsc's command lines check it, and so does ours."""
+PATHS_TREE = {
+    "pyproject.toml": (
+        '[tool.pyright]\ninclude = ["src"]\nexclude = ["src/pkg/ex_*", "examples"]\n'
+    ),
+    "src/pkg/a.py": BAD,
+    "src/pkg/ex_gen.py": BAD,
+    "scripts/s.py": BAD,
+    "tests/test_a.py": BAD,
+    "examples/e.py": BAD,
+}
+
+
+@pytest.mark.parametrize(
+    ("given", "checked"),
+    [
+        # Paths given replace include (tests/ is checked though include names only src) ...
+        (["tests"], {"tests/test_a.py"}),
+        (["scripts/s.py", "src"], {"scripts/s.py", "src/pkg/a.py"}),
+        # ... and exclude still holds, for a file named too ("0 files analysed").
+        (["src/pkg/ex_gen.py"], set()),
+        (["examples"], set()),
+        (["examples/e.py"], set()),
+    ],
+)
+def test_paths_given_mean_to_basedpyright_what_they_mean_to_its_command_line(
+    tmp_path: Path, given: list[str], checked: set[str]
+) -> None:
+    """Once wrong: a file named was checked whatever excluded it (pydantic's
+    ``check pydantic/mypy.py``: 977 findings where ``basedpyright pydantic/mypy.py`` analyses
+    no file), and a folder given was cut down to ``include`` (flask's ``check tests``: 2
+    errors against 114). Each run is compared with basedpyright's own on the same paths."""
     need("basedpyright")
+    root = write(tmp_path / "p", PATHS_TREE)
+    theirs = basedpyright(root, *given)
+    assert {path for path, _line, _column in theirs} == checked
+    ran = check(root, "basedpyright", *given)
+    if not checked:
+        assert ran.status == 2, ran.err
+        assert "nothing to check" in ran.err
+        assert (
+            "left out by basedpyright's configuration (pyproject.toml [tool.pyright], exclude)"
+            in ran.err
+        )
+        no_traceback(ran)
+        return
+    files, found = ours(ran)
+    assert found == theirs
+    assert files == checked
+
+
+@pytest.mark.parametrize("server", ["ty", "pyrefly"])
+def test_a_file_ty_or_pyrefly_leave_out_is_never_counted_clean(tmp_path: Path, server: str) -> None:
+    """``ty check gen.py`` and ``pyrefly check gen.py`` check a file their configuration
+    excludes, but their language servers answer an empty report for it (as ruff's does): no
+    server checks it, so ``check gen.py`` says it is left out and why (exit 2), never
+    "0 errors in 1 file"; the file the configuration keeps is checked as their command
+    lines check it."""
+    need(server)
     root = write(
         tmp_path / "p",
         {
-            "pyproject.toml": '[tool.pyright]\ninclude = ["src"]\nexclude = ["src/pkg/ex_*"]\n',
-            "src/pkg/a.py": BAD,
-            "src/pkg/ex_gen.py": BAD,
-            "scripts/s.py": BAD,
+            "pyproject.toml": (
+                '[tool.ty.src]\nexclude = ["gen.py"]\n'
+                '[tool.pyrefly]\nproject-excludes = ["gen.py"]\n'
+            ),
+            "gen.py": BAD,
+            "kept.py": BAD,
         },
     )
-    files, found = ours(check(root, "basedpyright", "src/pkg/ex_gen.py", "scripts/s.py", "src"))
-    assert files == {"src/pkg/a.py", "src/pkg/ex_gen.py", "scripts/s.py"}
-    assert found == {(name, 1, 10) for name in files}
+    argv = [server, "check", "gen.py"]
+    assert "gen.py" in tool(argv, root)
+    ran = check(root, server, "gen.py")
+    assert ran.status == 2, ran.err
+    table = "[tool.ty.src], exclude" if server == "ty" else "[tool.pyrefly], project-excludes"
+    assert f"left out by {server}'s configuration (pyproject.toml {table})" in ran.err
+    ran = check(root, server)
+    assert f"1 file left out by {server}'s configuration (pyproject.toml {table})" in ran.err
+    files, found = ours(ran)
+    assert (files, found) == ({"kept.py"}, {("kept.py", 1, 10)})
 
 
 def test_the_nearest_configuration_decides_for_its_folder(tmp_path: Path) -> None:
@@ -177,6 +239,87 @@ def test_a_broken_configuration_is_said_and_the_defaults_apply(tmp_path: Path) -
         "basedpyright scope: the tool's defaults"
     )
     assert ours(ran) == ({"src/a.py", "b.py"}, theirs)
+
+
+# -- ruff ----------------------------------------------------------------------------------------
+
+UNUSED = "import os\n"
+"""ruff's F401 on line 1, column 8, under any configuration."""
+
+RUFF_TREE = {
+    "pyproject.toml": (
+        '[tool.ruff]\nextend-exclude = ["examples/sample", "gen.py", "legacy"]\n'
+        '[tool.ruff.lint]\nexclude = ["old_*.py"]\n'
+    ),
+    "pkg/a.py": UNUSED,
+    "pkg/old_x.py": UNUSED,
+    "build/b.py": UNUSED,  # ruff 0.17 walks a folder named build ...
+    "dist/d.py": UNUSED,  # ... and its default excludes name dist
+    "gen.py": UNUSED,
+    "legacy/l.py": UNUSED,
+    "examples/sample/pyproject.toml": "[tool.ruff]\nline-length = 100\n",
+    "examples/sample/app.py": UNUSED,
+}
+
+
+def ruff_files(root: Path, cwd: Path, *paths: str) -> set[str]:
+    """The files `ruff check` run in ``cwd`` with ``paths`` reports (root-relative)."""
+    out = tool(["ruff", "check", "--no-cache", "--output-format", "json", *paths], cwd)
+    return {Path(item["filename"]).relative_to(root).as_posix() for item in json.loads(out or "[]")}
+
+
+@pytest.mark.parametrize(
+    ("where", "given", "expected"),
+    [
+        ("", [], "same"),
+        ("", ["examples/sample"], "same"),
+        ("examples/sample", [], "same"),
+        ("", ["pkg", "build"], "same"),
+        # From examples/, ruff's walk judges examples/sample by the repository's
+        # configuration, which excludes it: nothing is checked, by either.
+        ("examples", [], "nothing"),
+        # ruff's command line lints a file or folder named though its configuration
+        # excludes it; its language server never lints such a file, so nothing does: it is
+        # said to be left out (never counted clean).
+        ("", ["gen.py"], "left out"),
+        ("", ["legacy"], "left out"),
+    ],
+)
+def test_ruff_checks_what_its_command_line_checks_run_there(
+    tmp_path: Path, where: str, given: list[str], expected: str
+) -> None:
+    """Once wrong: every file went to the ruff server at the repository, which answers an
+    empty report for a file its configuration excludes (and for a nested project whose
+    own configuration it never read): those files were counted checked and clean."""
+    need("ruff")
+    root = write(tmp_path / "repo", RUFF_TREE)
+    subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=60)
+    cwd = root / where
+    theirs = ruff_files(root, cwd, *given)
+    ran = run("check", "--server", "ruff", "--format", "json", "--no-progress", *given, cwd=cwd)
+    no_traceback(ran)
+    if expected == "same":
+        files, found = ours(ran)
+        assert {path for path, _line, _column in found} == theirs
+        assert files == theirs
+        return
+    assert bool(theirs) == (expected == "left out")
+    assert ran.status == 2, ran.err
+    assert "nothing to check" in ran.err
+    assert "left out by ruff's configuration (pyproject.toml, extend-exclude)" in ran.err
+
+
+def test_ruff_says_what_its_configuration_left_out(tmp_path: Path) -> None:
+    need("ruff")
+    root = write(tmp_path / "repo", RUFF_TREE)
+    ran = run("check", "--server", "ruff", "--no-progress", cwd=root)
+    assert ran.status == 0, ran.err  # warnings only
+    assert ran.out.splitlines()[-1].startswith("0 errors, 2 warnings in 2 files (ruff ")
+    assert set(ran.err.splitlines()) == {
+        "3 files left out by ruff's configuration (pyproject.toml, extend-exclude)",
+        "1 file left out by ruff's configuration (pyproject.toml, lint.exclude)",
+        "1 file left out by ruff's default exclude",
+    }
 
 
 # -- pyrefly and ty --------------------------------------------------------------------------
@@ -335,7 +478,8 @@ def test_servers_and_doctor_name_the_configuration_that_decides(tmp_path: Path) 
     ran = run("servers", "--format", "json", cwd=root)
     no_traceback(ran)
     rows: dict[str, Any] = {row["id"]: row["scope"] for row in json.loads(ran.out)}
-    assert rows["ruff"] is None
+    assert rows["ruff"]["config"] is None  # ruff's defaults: no configuration of its own
+    assert rows["ruff"]["include"] == ["*.py", "*.pyi", "*.ipynb", "**/pyproject.toml"]
     assert rows["ty"]["config"] == "pyproject.toml [tool.ty.src]"
     assert rows["ty"]["include"] == ["src"]
     assert rows["basedpyright"] == {
@@ -402,14 +546,10 @@ def test_new_since_checks_each_sides_scope(tmp_path: Path) -> None:
     assert [(d["path"], d["line"]) for d in document["diagnostics"]] == [("src/a.py", 1)]
     assert [(d["path"], d["line"]) for d in document["resolved"]] == [("old/o.py", 1)]
     assert set(document["files"]) == {"src/a.py"}
-    # A folder given stands for its files in the scope (none here: said, exit 2) ...
+    # A folder given replaces include on both sides, as `basedpyright scripts` does ...
     folder = run("check", "--new-since", "HEAD", "--server", "basedpyright", "scripts", cwd=root)
-    assert folder.status == 2
-    assert folder.err == (
-        "adecore-lsp: error: nothing to check: the servers' configurations leave out every "
-        "file of scripts (basedpyright: pyproject.toml [tool.pyright]); name a file to check "
-        "it anyway\n"
-    )
+    assert folder.status == 1, folder.err
+    assert folder.out.startswith("scripts/s.py:1:10: error")
     # ... a file named is checked on both sides.
     named = run(
         "check", "--new-since", "HEAD", "--server", "basedpyright", "scripts/s.py", cwd=root

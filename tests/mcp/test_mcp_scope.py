@@ -1,5 +1,5 @@
-"""The MCP ``diagnostics`` tool of the root or a folder gives each server the files of its
-scope, as the command line does; a file named goes to every server that takes it."""
+"""The MCP ``diagnostics`` tool gives each server the files its own command line checks for
+the same paths, as the command line does; what no server checks is named, never clean."""
 
 from __future__ import annotations
 
@@ -23,9 +23,13 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
     find_server("ruff")
     root = tmp_path_factory.mktemp("mcp-scope")
     files = {
-        "pyproject.toml": '[tool.pyright]\ninclude = ["src"]\n',
+        "pyproject.toml": (
+            '[tool.pyright]\ninclude = ["src"]\nexclude = ["gen"]\n'
+            '[tool.ruff]\nextend-exclude = ["gen"]\n'
+        ),
         "src/a.py": BAD,
         "scripts/s.py": BAD,
+        "gen/g.py": BAD,
     }
     for name, content in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -48,15 +52,27 @@ def found(client: Client, arguments: dict[str, object]) -> set[tuple[str, str, i
 
 
 def test_diagnostics_give_each_server_its_scope(client: Client) -> None:
-    """Once wrong for a folder: its files were named one by one, and basedpyright checked
-    ``scripts`` that its configuration leaves out."""
+    """The root by each configuration; a folder or file given as `basedpyright scripts`
+    takes it (in place of include)."""
     assert found(client, {}) == {
         ("ruff", "src/a.py", 1),
         ("ruff", "scripts/s.py", 1),
         ("basedpyright", "src/a.py", 2),
     }
-    assert found(client, {"paths": ["scripts"]}) == {("ruff", "scripts/s.py", 1)}
-    assert found(client, {"paths": ["scripts/s.py"]}) == {
-        ("ruff", "scripts/s.py", 1),
-        ("basedpyright", "scripts/s.py", 2),
-    }
+    both = {("ruff", "scripts/s.py", 1), ("basedpyright", "scripts/s.py", 2)}
+    assert found(client, {"paths": ["scripts"]}) == both
+    assert found(client, {"paths": ["scripts/s.py"]}) == both
+
+
+def test_a_file_no_server_checks_is_named_never_clean(client: Client) -> None:
+    """Once wrong: a file ruff's configuration excludes came back as an empty, complete
+    report (ruff's server answers an empty report for a file it never linted)."""
+    answer = client.call("diagnostics", {"paths": ["gen/g.py"]})
+    result = structured(answer)
+    assert result["items"] == []
+    assert (result["complete"], result["reason"]) == (False, "left_out")
+    assert set(result["left_out"]) == {"gen/g.py"}
+    text = answer.content[0].text  # type: ignore[union-attr]
+    assert "No file was checked" in text
+    assert "left out by ruff's configuration (pyproject.toml, extend-exclude)" in text
+    assert "Final for" not in text

@@ -39,6 +39,7 @@ def test_every_list_shape_has_the_five_keys(shape: Any) -> None:
         "not_ready",
         "too_many_files",
         "other_roots",
+        "left_out",
     }
 
 

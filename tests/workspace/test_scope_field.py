@@ -16,7 +16,7 @@ def test_the_registry_names_each_checkers_scope_reader() -> None:
     assert readers["ty"] == "ty"
     assert readers["typescript-language-server"] == "tsconfig"
     assert readers["tsc"] == "tsconfig"
-    assert readers["ruff"] is None  # ruff skips what its own configuration excludes
+    assert readers["ruff"] == "ruff"
 
 
 def test_an_unknown_scope_reader_is_refused_naming_the_field() -> None:

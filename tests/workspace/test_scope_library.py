@@ -1,6 +1,6 @@
-"""The library's ``Workspace.diagnostics`` of the root or a folder gives each file to the
-servers whose own configuration puts it in their scope; a file named goes to every server
-that takes it."""
+"""The library's ``Workspace.diagnostics`` gives each file to the servers whose own command
+line, given the same paths, checks it: the root by each configuration's scope, a folder or
+a file given in place of pyright's ``include``; what no server checks is ``left_out``."""
 
 from __future__ import annotations
 
@@ -40,28 +40,40 @@ async def test_each_server_checks_the_files_of_its_scope(tmp_path: Path) -> None
         whole = await ws.diagnostics()
         folder = await ws.diagnostics(["scripts"])
         named = await ws.diagnostics(["scripts/s.py"])
-    # ruff decides itself (it checks both); basedpyright's configuration names src only.
+    # ruff's defaults take both; basedpyright's configuration names src only ...
     assert found(whole.items) == {
         ("ruff", "src/a.py", 1),
         ("ruff", "scripts/s.py", 1),
         ("basedpyright", "src/a.py", 2),
     }
     assert set(whole.files) == {"src/a.py", "scripts/s.py"}
-    assert found(folder.items) == {("ruff", "scripts/s.py", 1)}
-    assert found(named.items) == {("ruff", "scripts/s.py", 1), ("basedpyright", "scripts/s.py", 2)}
+    # ... but a folder or file given replaces include, as `basedpyright scripts` does.
+    both = {("ruff", "scripts/s.py", 1), ("basedpyright", "scripts/s.py", 2)}
+    assert found(folder.items) == both
+    assert found(named.items) == both
     assert all(report.complete for report in (whole, folder, named))
 
 
-async def test_a_folder_no_scope_covers_checks_nothing(tmp_path: Path) -> None:
+async def test_a_folder_no_scope_covers_checks_nothing_and_never_looks_clean(
+    tmp_path: Path,
+) -> None:
     find_server("basedpyright-langserver")
     root = write(
         tmp_path / "p",
-        {"pyrightconfig.json": '{"include": ["src"]}', "src/a.py": BAD, "scripts/s.py": BAD},
+        {
+            "pyrightconfig.json": '{"include": ["src"], "exclude": ["scripts"]}',
+            "src/a.py": BAD,
+            "scripts/s.py": BAD,
+        },
     )
     async with Workspace(root, servers=["basedpyright"]) as ws:
         report = await ws.diagnostics(["scripts"])
     assert report.files == {}
     assert report.items == []
+    assert report.left_out == {
+        "scripts/s.py": "left out by basedpyright's configuration (pyrightconfig.json, exclude)"
+    }
+    assert (report.complete, report.reason) == (False, "left_out")
 
 
 async def test_a_configuration_that_cannot_be_read_is_a_warning(tmp_path: Path) -> None:

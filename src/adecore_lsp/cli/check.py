@@ -54,6 +54,7 @@ async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
     if args.format in ("text", "jsonl", "github") and not args.baseline:
         return await _streamed(args, output, ws, plan, shown)
     report = await checking.files_diagnostics(ws, plan.files, args.timeout, servers=plan.servers)
+    report = checking.with_left_out(ws, report, plan)
     items = reports.shown(report.items, args.min_severity)
     if args.baseline:
         items = reports.without_baseline(items, _read_json(args.baseline))

@@ -14,13 +14,14 @@ import argparse
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
 from ..workspace.model import Diagnostic, FileStatus, Results
 from ..workspace.notebooks import NotebookView, file_line, notebook_of
+from ..workspace.scopes import Origin, selection
 from ..workspace.server_facts import version_in
 from ..workspace.workspace import Workspace
 from .output import Output, shown_path
@@ -196,8 +197,20 @@ def exit_for(complete: bool, failing: bool) -> int:
     return 1 if failing else 0
 
 
-def scope(args: argparse.Namespace, ws: Workspace) -> tuple[list[Path], str]:
-    """The files ``check``, ``format`` and ``fix`` are about, and their name for messages.
+@dataclass(frozen=True)
+class Scope:
+    """The files a ``check``, ``format`` or ``fix`` is about: ``files`` in order, where each
+    was found (``origins``; :class:`..workspace.scopes.Origin`), the files named themselves
+    (``named``), and the paths as messages name them (``described``)."""
+
+    files: list[Path]
+    origins: dict[Path, Origin]
+    named: frozenset[Path]
+    described: str
+
+
+def scope(args: argparse.Namespace, ws: Workspace) -> Scope:
+    """The files ``check``, ``format`` and ``fix`` are about (see :class:`Scope`).
 
     The paths given (files and folders, relative to the current folder); without any, the
     current folder when it lies inside the root, else the whole root.
@@ -217,24 +230,22 @@ def scope(args: argparse.Namespace, ws: Workspace) -> tuple[list[Path], str]:
                 raise ValueError(
                     f"{name} is outside the root {ws.root} (give --root to check it there)"
                 )
-        files = ws.files_of([cwd / path for path in given])
-        named = ", ".join(given)
+        described = ", ".join(given)
     elif cwd != ws.root and ws.root in cwd.parents:
-        files = ws.root_files(cwd)
-        named = "the current folder"
+        described = "the current folder"
     else:
-        files = ws.root_files()
-        named = "the root"
+        described = "the root"
+    files, origins, named = selection(ws, [cwd / path for path in given] or None, cwd)
     if not any(ws.takes(path) for path in files):
         for file in files:
             missing = ws.server_choice.missing_server(file)
             if missing is not None:
                 raise missing
         raise ValueError(
-            f"nothing to check: {named} has no file that an installed language server takes "
-            "(`adecore-lsp servers` lists the servers and their languages)"
+            f"nothing to check: {described} has no file that an installed language server "
+            "takes (`adecore-lsp servers` lists the servers and their languages)"
         )
-    return files, named
+    return Scope(files, origins, named, described)
 
 
 def say_unfinished(output: Output, files: dict[str, FileStatus], shown: Shown) -> None:

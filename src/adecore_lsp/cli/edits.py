@@ -125,7 +125,7 @@ async def rename(args: argparse.Namespace, output: Output, ws: Workspace) -> int
 def _files(args: argparse.Namespace, ws: Workspace) -> list[Path]:
     """The files to format or fix (see :func:`.common.scope`) that a server takes; those
     that cannot be read as their kind says are left out by the plan, which names them."""
-    files, _named = scope(args, ws)
+    files = scope(args, ws).files
     return [path for path in files if ws.takes(path)]
 
 

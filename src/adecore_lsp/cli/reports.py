@@ -148,6 +148,7 @@ def as_json(
             path: {"complete": status.complete, "reason": status.reason}
             for path, status in sorted(report.files.items())
         },
+        **({"left_out": dict(sorted(report.left_out.items()))} if report.left_out else {}),
         "servers": [{"id": name, "version": version} for name, version in servers],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -109,7 +109,9 @@ def diagnostics(
 ) -> str:
     lines = [_diagnostic_line(item) for item in result["items"]]
     counted = plural(len(files), "file")
-    if result["total"] == 0 and result["complete"]:
+    if not files and result.get("left_out"):
+        lines.append("No file was checked: no server checks the files asked about (below).")
+    elif result["total"] == 0 and result["complete"]:
         lines.append(f"No diagnostics of severity {min_severity} or above in {counted}.")
     elif result["total"] == 0:
         lines.append(f"No diagnostics known for {counted}: the answer is not whole (below).")
@@ -124,6 +126,11 @@ def diagnostics(
             f"Showing {len(result['items']):,} of {result['total']:,}, the most severe first; "
             "ask with a higher limit, a min_severity or fewer paths for the rest."
         )
+    left_out: dict[str, list[str]] = {}
+    for path, said in result.get("left_out", {}).items():
+        left_out.setdefault(said, []).append(path)
+    for said, paths in left_out.items():
+        lines.append(f"NOT CHECKED: {names(paths)}: {escape_controls(said)}.")
     if result["complete"]:
         lines.append("Final for the files' current text.")
         return "\n".join(lines)

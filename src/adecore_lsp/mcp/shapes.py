@@ -24,7 +24,13 @@ __all__: list[str] = []
 
 Severity = Literal["error", "warning", "information", "hint"]
 Reason = Literal[
-    "timeout", "server_crashed", "unsupported", "not_ready", "too_many_files", "other_roots"
+    "timeout",
+    "server_crashed",
+    "unsupported",
+    "not_ready",
+    "too_many_files",
+    "other_roots",
+    "left_out",
 ]
 State = Literal["starting", "running", "crashed", "stopped"]
 
@@ -118,6 +124,9 @@ class DiagnosticList(TypedDict):
     truncated: bool
     complete: bool
     reason: Reason | None
+    left_out: NotRequired[dict[str, str]]
+    """Files asked about that no server checks (each server's own configuration leaves them
+    out), each with why; with nothing else, ``complete`` is false (``left_out``)."""
 
 
 class LocationList(TypedDict):
@@ -369,6 +378,7 @@ def reason(value: str | None) -> Reason | None:
         "not_ready",
         "too_many_files",
         "other_roots",
+        "left_out",
     )
     if value is None:
         return None

@@ -93,6 +93,8 @@ async def diagnostics(
             "complete": report.complete,
             "reason": shapes.reason(report.reason),
         }
+        if report.left_out:
+            result["left_out"] = report.left_out
         text = render.diagnostics(result, report.files, min_severity, ws.timeout)
         return answer(text, result, max_chars)
 

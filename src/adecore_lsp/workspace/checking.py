@@ -14,6 +14,7 @@ import os
 import time
 import warnings
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -97,16 +98,32 @@ async def diagnostics(
     *,
     reuse: bool = False,
 ) -> DiagnosticsReport:
-    """``Workspace.diagnostics``: ``paths`` may name files and folders (a folder, or the
-    root when ``paths`` is None, stands for its files in each server's scope, as
-    :mod:`.scopes` says; a file named is checked by every server that takes it); a file that
-    is not UTF-8 is not checked (``not_utf8``), the others are. A configuration that could
-    not be read is said in a ``UserWarning``."""
+    """``Workspace.diagnostics``: ``paths`` may name files and folders, each checked by the
+    servers whose command line, given that path, checks it (a folder, or the root when
+    ``paths`` is None, stands for its files; :mod:`.scopes`); what none checks is in the
+    report's ``left_out``; a file that is not UTF-8 is not checked (``not_utf8``), the
+    others are. A configuration that could not be read is said in a ``UserWarning``."""
     # One file named twice (``app.py`` and ``./app.py``) is checked once.
     plan = scopes.plan_of(ws, paths)
     for notice in plan.notices:
         warnings.warn(notice, UserWarning, stacklevel=3)
-    return await files_diagnostics(ws, plan.files, timeout, reuse=reuse, servers=plan.servers)
+    report = await files_diagnostics(ws, plan.files, timeout, reuse=reuse, servers=plan.servers)
+    return with_left_out(ws, report, plan)
+
+
+def with_left_out(ws: Workspace, report: DiagnosticsReport, plan: scopes.Plan) -> DiagnosticsReport:
+    """``report`` with the files ``plan`` left out named, each with why; a report of
+    nothing else is not complete (``left_out``): a file no server checked is never clean."""
+    if not plan.left_out:
+        return report
+    left_out = {ws.paths.relative(path): why for path, why in plan.left_out.items()}
+    nothing = not plan.files
+    return replace(
+        report,
+        left_out=left_out,
+        complete=report.complete and not nothing,
+        reason="left_out" if nothing else report.reason,
+    )
 
 
 async def files_diagnostics(

@@ -2,7 +2,7 @@
 
 A whole-root call (diagnostics of everything, references, a bare-name target) opens the
 root's files that a server takes. It skips what the root's ``.gitignore`` files ignore and
-the folders no one checks (``.venv``, ``node_modules``, ``build``, ``dist``, ``.git``).
+the folders no checker reads (``.venv``, ``node_modules``, ``.git``).
 ``git ls-files`` answers where the root is a git work tree (it knows every ignore rule);
 elsewhere the ``.gitignore`` patterns are matched here.
 """
@@ -23,8 +23,11 @@ from . import git
 __all__: list[str] = []
 
 SKIPPED_FOLDERS = frozenset(
-    {".venv", "venv", "node_modules", "build", "dist", ".git", "__pycache__", ".ipynb_checkpoints"}
+    {".venv", "venv", "node_modules", ".git", "__pycache__", ".ipynb_checkpoints"}
 )
+"""Folders no checker's command line reads (each one's default excludes name them). A
+folder named ``build`` or ``dist`` is not among them: each server's scope decides (ruff's
+default excludes name ``dist``, pyright's neither), and ``.gitignore`` where it says so."""
 
 
 @dataclass(frozen=True)

@@ -104,9 +104,12 @@ class FileStatus:
 class DiagnosticsReport:
     """The diagnostics of some files, known final or saying which are not.
 
-    ``items`` are sorted by path, line and column; ``files`` maps each path asked about to
-    its :class:`FileStatus`. ``complete`` is ``True`` only when every file finished; a
-    timeout never reads as clean (``reason`` says what stopped it).
+    ``items`` are sorted by path, line and column; ``files`` maps each path checked to its
+    :class:`FileStatus`. ``complete`` is ``True`` only when every file finished; a
+    timeout never reads as clean (``reason`` says what stopped it). A file asked about that
+    no server checks (every server's own configuration leaves it out) is in ``left_out``
+    with why, never in ``files``; a report of nothing but such files is not complete
+    (``reason`` ``"left_out"``).
     """
 
     items: list[Diagnostic]
@@ -115,6 +118,9 @@ class DiagnosticsReport:
     reason: FileReason | str | None = None
     resolved: list[Diagnostic] = field(default_factory=list)
     """For :meth:`Workspace.new_since`: the findings of the revision that are gone."""
+    left_out: dict[str, str] = field(default_factory=dict)
+    """The files no server checks, each with why: ``left out by ruff's configuration
+    (pyproject.toml, extend-exclude)``."""
 
 
 @dataclass(frozen=True)

@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ServerNotFoundError
-from ..protocol.workspace.scope import Scope
+from ..protocol.workspace.python_scopes import PYRIGHT_READERS, narrowed
+from ..protocol.workspace.ruff_scope import left_out as ruff_left_out
+from ..protocol.workspace.scope import Scope, why
 from ..protocol.workspace.scope_readers import STAGES, default
 
 if TYPE_CHECKING:
+    from .registry import ServerSpec
     from .workspace import Workspace
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -96,6 +99,43 @@ class Scopes:
         posix = path.as_posix()
         return self.scope(reader, os.path.dirname(posix)).covers(posix, self.is_environment)
 
+    def left_out(self, spec: ServerSpec, path: Path, origin: Origin) -> str | None:
+        """Why ``spec``'s server checks no file at ``path`` where its command line, given
+        the file as ``origin`` says, would not (``None``: it checks it), in words:
+        ``left out by ruff's configuration (pyproject.toml, extend-exclude)``."""
+        reader = spec.scope
+        if reader is None:
+            return None
+        posix = path.as_posix()
+        if reader == "ruff":
+            start = None if origin.folder is None else origin.folder.as_posix()
+            found = ruff_left_out(posix, start, lambda folder: self.scope("ruff", folder))
+            return None if found is None else self._said(spec.id, *found)
+        scope = self.scope(reader, os.path.dirname(posix))
+        if reader in PYRIGHT_READERS:
+            # pyright given paths checks them in place of its include; exclude still holds,
+            # a file named included (``basedpyright pkg/mypy.py``: "0 files" when excluded).
+            if origin.folder is None:
+                scope = narrowed(scope, posix)
+            elif origin.given:
+                scope = narrowed(scope, origin.folder.as_posix())
+        elif origin.folder is None and reader == "tsconfig":
+            return None  # tsserver checks any file opened, as `tsc FILE` does
+        # ty's and pyrefly's language servers, like ruff's, answer nothing for a file their
+        # configuration leaves out, named or not (their command lines would check it).
+        key = why(scope, posix, self.is_environment)
+        return None if key is None else self._said(spec.id, scope, key)
+
+    def _said(self, server: str, scope: Scope, key: str) -> str:
+        if key == "environment":
+            return f"left out by {server} (in a Python environment's folder)"
+        where = scope.named(self.root)
+        if key.startswith("default "):
+            return f"left out by {server}'s {key}"
+        if where is None:
+            return f"left out by {server}'s default {key}"
+        return f"left out by {server}'s configuration ({where}, {key})"
+
     def is_environment(self, folder: str) -> bool:
         """Whether ``folder`` holds a Python environment (looked at once)."""
         known = self._environments.get(folder)
@@ -140,58 +180,131 @@ def _read(path: str) -> str | ValueError | None:
         return ValueError(f"{name} is not UTF-8 text")
 
 
+@dataclass(frozen=True)
+class Origin:
+    """Where a file of a check came from: the ``folder`` walked to find it (``None``: the
+    file was named itself), and whether that folder was ``given`` (named on a command line,
+    or to :meth:`Workspace.diagnostics`) rather than the folder a check without paths
+    takes. A command line given a folder checks it in place of its configuration's
+    ``include`` (pyright does); ruff's walk starts there."""
+
+    folder: Path | None
+    given: bool = True
+
+
+NAMED = Origin(None)
+"""The origin of a file named itself."""
+
+
 @dataclass
 class Plan:
     """The files a check covers: ``files`` in order; ``servers`` the ids of the servers
-    that check a file found in a folder when not every server that takes it does (a file
-    absent from it goes to all of them); ``left_out`` how many files found no server's
-    scope covers; ``notices`` the configurations that could not be read; ``named`` the
-    files named explicitly."""
+    that check a file when not every server that takes it does (a file absent from it goes
+    to all of them); ``left_out`` the files no server checks, each with why (the
+    configuration and key that leave it out); ``reasons`` how many files each server's
+    configuration left out, by reason (also of files another server checks); ``notices``
+    the configurations that could not be read; ``named`` the files named explicitly."""
 
     files: list[Path]
     servers: dict[Path, frozenset[str]] = field(default_factory=dict)
-    left_out: int = 0
+    left_out: dict[Path, str] = field(default_factory=dict)
+    reasons: dict[str, int] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     named: frozenset[Path] = frozenset()
 
+    def said(self) -> list[str]:
+        """What the servers' configurations left out, a line per reason:
+        ``2 files left out by ruff's configuration (pyproject.toml, extend-exclude)``."""
+        return [
+            f"{count} file{'s' * (count != 1)} {reason}" for reason, count in self.reasons.items()
+        ]
 
-def plan(ws: Workspace, files: Sequence[Path], named: Collection[Path] = ()) -> Plan:
-    """The plan of a check of ``files`` (absolute, each once): the ``named`` ones go to
-    every server that takes them; the others to the servers whose scope covers them."""
+
+def plan(
+    ws: Workspace,
+    files: Sequence[Path],
+    named: Collection[Path] = (),
+    origins: Mapping[Path, Origin] | None = None,
+) -> Plan:
+    """The plan of a check of ``files`` (absolute, each once): each goes to the servers
+    that take it and whose command line, run as the file was found (``origins``; a file
+    in ``named`` was named itself, any other file was found by a walk of the root), checks
+    it; a file no server checks is left out, saying why."""
     scopes = Scopes(ws.root)
     kept: list[Path] = []
     servers: dict[Path, frozenset[str]] = {}
-    left_out = 0
+    left_out: dict[Path, str] = {}
+    reasons: dict[str, int] = {}
     explicit = set(named)
+    walk = Origin(ws.root, given=False)
     for path in files:
-        if path in explicit:
-            kept.append(path)
-            continue
+        origin = NAMED if path in explicit else (origins or {}).get(path, walk)
         try:
             specs = ws.server_choice.specs_for(path)
         except ServerNotFoundError:
             kept.append(path)  # the check says which server is missing
             continue
-        ids = [spec.id for spec in specs if spec.scope is None or scopes.covers(spec.scope, path)]
+        ids: list[str] = []
+        why: list[str] = []
+        for spec in specs:
+            reason = scopes.left_out(spec, path, origin)
+            if reason is None:
+                ids.append(spec.id)
+                continue
+            why.append(reason)
+            reasons[reason] = reasons.get(reason, 0) + 1
         if not ids and specs:
-            left_out += 1
+            left_out[path] = "; ".join(why)
             continue
         if len(ids) < len(specs):
             servers[path] = frozenset(ids)
         kept.append(path)
-    return Plan(kept, servers, left_out, scopes.notices(), frozenset(explicit))
+    return Plan(kept, servers, left_out, reasons, scopes.notices(), frozenset(explicit))
 
 
-def plan_of(ws: Workspace, paths: Sequence[str | os.PathLike[str]] | None) -> Plan:
-    """The plan of a check of ``paths`` (files and folders; ``None``: the root): a folder
-    stands for its files in the servers' scopes, a file for itself."""
+def selection(
+    ws: Workspace, paths: Sequence[str | os.PathLike[str]] | None, here: Path | None = None
+) -> tuple[list[Path], dict[Path, Origin], frozenset[Path]]:
+    """The files ``paths`` stand for (files and folders, relative to the root or
+    absolute; ``None``: the folder ``here`` when it lies inside the root, else the root),
+    each once, with where each was found, and the files named themselves.
+
+    Raises:
+        ValueError: a path that does not exist, or a folder outside the root, naming it.
+        ServerNotFoundError: a folder whose files only a server that is not installed
+            would take.
+    """
+    origins: dict[Path, Origin] = {}
     if paths is None:
-        return plan(ws, ws.root_files())
+        folder = ws.root
+        if here is not None and here != ws.root and ws.root in here.parents:
+            folder = here
+        found = ws.root_files(None if folder == ws.root else folder)
+        origin = Origin(folder, given=False)
+        return found, dict.fromkeys(found, origin), frozenset()
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    files = ws.files_of(paths)
-    named = {full for path in paths if not (full := ws.paths.absolute(path)).is_dir()}
-    return plan(ws, files, named)
+    files: dict[Path, None] = {}
+    named: set[Path] = set()
+    for given in paths:
+        full = ws.paths.absolute(given)
+        for path in ws.files_of([given]):
+            files.setdefault(path)
+            if full.is_dir():
+                origins.setdefault(path, Origin(full))
+            else:
+                named.add(path)
+    return list(files), origins, frozenset(named)
+
+
+def plan_of(
+    ws: Workspace, paths: Sequence[str | os.PathLike[str]] | None, here: Path | None = None
+) -> Plan:
+    """The plan of a check of ``paths`` (files and folders; ``None``: the folder ``here``
+    inside the root, else the root): a folder stands for its files in the servers'
+    scopes, a file for itself, as each server's command line given them."""
+    files, origins, named = selection(ws, paths, here)
+    return plan(ws, files, named, origins)
 
 
 def describe(root: Path, reader: str | None) -> dict[str, object] | None:

@@ -132,8 +132,8 @@ class ServerSpec:
     scope: str | None = None
     """Whose configuration decides the files a check of a folder gives the server, as its
     command line would check them there (``docs/cli.md``, "Scope"): ``"basedpyright"``,
-    ``"pyright"``, ``"pyrefly"``, ``"ty"`` or ``"tsconfig"``; ``None`` for a server that
-    takes every file and decides itself (ruff skips what its own configuration excludes)."""
+    ``"pyright"``, ``"pyrefly"``, ``"ty"``, ``"ruff"`` or ``"tsconfig"``; ``None`` for a
+    server that takes every file and decides itself."""
     roots: str = "nearest"
     """How the server takes a tree of several packages, as measured (``docs/guide.md``,
     "Roots"): ``"repository"`` (one process for the whole repository), ``"workspace"`` (one
