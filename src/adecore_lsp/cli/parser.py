@@ -30,8 +30,11 @@ SEVERITIES = ("error", "warning", "information", "hint")
 CHECK_FORMATS = ("text", "json", "jsonl", "sarif", "github")
 
 _GLOBAL_HELP = {
-    "root": "the workspace root (default: the nearest folder above the first path that holds "
-    "a root marker of the chosen server, else the current folder)",
+    "root": "the workspace root (default: the repository the first path, or the current "
+    "folder, lies in: the outermost folder holding a workspace file (uv, npm or pnpm "
+    "workspaces, a TypeScript solution, go.work, a Cargo workspace) up to the nearest .git, "
+    "else that .git's folder; outside git, the nearest folder up holding a root marker of the "
+    "chosen server). Projects nested in it keep their own configuration",
     "server": "a registry server to use (repeatable); `adecore-lsp servers` lists them",
     "command": 'a server that is not in the registry, as one string ("my-lsp --stdio")',
     "timeout": "the bound of every wait, in seconds (default 60)",

@@ -206,7 +206,9 @@ class OpenFiles:
         )
         folders = self._servers.folders
         for handle, session in zip(handles, sessions, strict=False):
-            if folders is not None and handle.spec.roots == "repository":
+            if handle.spec.roots == "repository" and (
+                folders is not None or handle.spec.folder_per_configuration
+            ):
                 # A file of a folder the server was not told of: told first (ruff gives a
                 # file outside its folders its default settings, not its package's).
                 handle.tell_folder(session, self._servers.folder_for(handle.spec, full))

@@ -238,7 +238,7 @@ async def _revision_side(
         timeout=ws.timeout,
         max_open_files=ws.max_open_files,
         connect=ws.server_choice.connect,
-        trust=ws.trusted,
+        trust=ws.trust,
         on_untrusted=lambda _notice: None,
         config_root=ws.config_root,
     )

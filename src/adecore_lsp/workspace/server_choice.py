@@ -24,6 +24,7 @@ from ..protocol.workspace.roots import Marker, markers, server_root
 from .disk_tree import DiskTree, folders_up
 from .files import root_files
 from .processes import Connect
+from .projects import Project, Projects
 from .registry import Registry, ServerSpec
 from .servers import ServerHandle
 from .trust import ADVICE
@@ -83,6 +84,8 @@ class ServerChoice:
         connect: Connect | None,
         make_handle: HandleMaker,
         folders: Sequence[Path] | None = None,
+        trust: bool | None = None,
+        on_notice: Callable[[str], object] | None = None,
     ) -> None:
         self.paths = paths
         self.folders: tuple[Path, ...] | None = None if folders is None else tuple(folders)
@@ -94,20 +97,27 @@ class ServerChoice:
         self.trusted = trusted
         self.connect = connect
         self._make_handle = make_handle
-        self.registry, project_servers, self.ignored = base.project(config_root, trusted=trusted)
-        """The registry with the project's configuration; what an untrusted root ignored."""
-        self.pinned: list[ServerSpec] | None = None
+        self.projects = Projects(
+            self.root,
+            config_root,
+            base,
+            trust=trust,
+            trusted=trusted,
+            on_notice=on_notice,
+        )
+        """The root's project and each nested project's own configuration."""
+        top = self.projects.top
+        self.registry, self.ignored = top.registry, top.ignored
+        """The registry with the root's configuration; what an untrusted root ignored."""
         self._given: set[int] = set()
         """The specs the caller made itself (``ServerSpec`` objects): started as given."""
-        chosen = servers if servers is not None else project_servers
-        if chosen is not None:
-            self.pinned = []
-            for spec in chosen:
-                if isinstance(spec, ServerSpec):
-                    self._given.add(id(spec))
-                    self.pinned.append(spec)
-                else:
-                    self.pinned.append(self.registry.get(spec))
+        self._caller: list[str | ServerSpec] | None = None if servers is None else list(servers)
+        for spec in self._caller or ():
+            if isinstance(spec, ServerSpec):
+                self._given.add(id(spec))
+        self.pinned = self._pins(top)
+        """The servers pinned for the root's own files (the caller's, else the root
+        project's ``servers``), or ``None``: the registry chooses for each file."""
         self.closed = False
         """Set when the workspace closes: no handle is made after that."""
         self._handles: dict[tuple[str, Path], ServerHandle] = {}
@@ -116,6 +126,24 @@ class ServerChoice:
         self._tree = DiskTree()
         """The markers above the files, looked at once (see :meth:`root_for`)."""
         self._which: dict[int, tuple[str | None, float]] = {}
+
+    def _pins(self, project: Project) -> list[ServerSpec] | None:
+        """The servers pinned for ``project``'s files: the caller's (ids taken from the
+        project's registry, so that its settings apply), else its own ``servers``."""
+        chosen = self._caller if self._caller is not None else project.servers
+        if chosen is None:
+            return None
+        return [
+            spec if isinstance(spec, ServerSpec) else project.registry.get(spec) for spec in chosen
+        ]
+
+    def project_of(self, path: Path) -> tuple[Project, list[ServerSpec] | None]:
+        """The project of the file at ``path`` and the servers pinned for it (``None``:
+        its registry chooses)."""
+        project = self.projects.of(path)
+        if not project.nested:
+            return project, self.pinned
+        return project, self._pins(project)
 
     def notice(self) -> str | None:
         """What an untrusted root ignored, in one message with the advice; ``None`` if
@@ -126,6 +154,7 @@ class ServerChoice:
             for spec in specs
             if id(spec) not in self._given
             and (found := self.registry.inside_root(spec, self.config_root)) is not None
+            and not self._runs_anyway(spec, found)
         ]
         items = [*self.ignored, *dict.fromkeys(programs)]
         if not items:
@@ -134,6 +163,16 @@ class ServerChoice:
             f"{self.root} is not trusted, so adecore-lsp ignored what it names: "
             f"{', '.join(items)}; {ADVICE}"
         )
+
+    def _runs_anyway(self, spec: ServerSpec, inside: str) -> bool:
+        """Whether the program inside the root that a trusted root would start (``inside``,
+        relative) is the one that starts anyway: the tool's own environment lies in the
+        root (a project that installed adecore-lsp into its own ``.venv``), so nothing was
+        ignored."""
+        found = self.which(spec)
+        if found is None:
+            return False
+        return os.path.realpath(found) == os.path.realpath(self.config_root / inside)
 
     def twin_servers(self) -> list[str | ServerSpec] | None:
         """The ``servers`` argument of a workspace that chooses as this one does: the specs
@@ -163,17 +202,18 @@ class ServerChoice:
         Raises:
             ServerNotFoundError: the registry knows servers for the file but none is installed.
         """
-        if self.pinned is not None:
-            return [spec for spec in self.pinned if spec.language_id(path) is not None]
+        project, pinned = self.project_of(path)
+        if pinned is not None:
+            return [spec for spec in pinned if spec.language_id(path) is not None]
         # As Registry.for_path: installed servers first, each group in preference order
         # (with this workspace's cached lookups: a check asks for every file).
-        taking = self.registry.taking(path.name)
+        taking = project.registry.taking(path.name)
         candidates = [s for s in taking if self.which(s)] + [s for s in taking if not self.which(s)]
         if not candidates:
             return []
         first = candidates[0]
         if self.connect is None and self.which(first) is None:
-            inside = None if self.trusted else self.registry.inside_root(first, self.config_root)
+            inside = None if self.trusted else project.registry.inside_root(first, self.config_root)
             detail = f"it would check {path.name}"
             if inside is not None:
                 detail = f"only {inside} has it, inside a root that is not trusted; {ADVICE}"
@@ -206,9 +246,10 @@ class ServerChoice:
 
     def would_take(self, path: Path) -> bool:
         """Whether a server of this workspace would take ``path`` if it were installed."""
-        if self.pinned is not None:
-            return any(spec.language_id(str(path)) is not None for spec in self.pinned)
-        return bool(self.registry.for_path(str(path), self.config_root, trusted=self.trusted))
+        project, pinned = self.project_of(path)
+        if pinned is not None:
+            return any(spec.language_id(str(path)) is not None for spec in pinned)
+        return bool(project.registry.for_path(str(path), self.config_root, trusted=self.trusted))
 
     # -- the files servers take -------------------------------------------------------------
 
@@ -253,7 +294,8 @@ class ServerChoice:
         files = root_files(self.root, self.takes, under)
         if not files:
             for path in root_files(self.root, self.would_take, under):
-                for spec in self.pinned or self.registry.for_path(
+                project, pinned = self.project_of(path)
+                for spec in pinned or project.registry.for_path(
                     str(path), self.config_root, trusted=self.trusted
                 ):
                     if spec.language_id(str(path)) is not None:
@@ -402,8 +444,21 @@ class ServerChoice:
 
     def _decide_root(self, spec: ServerSpec, path: Path) -> Path:
         folder = path.parent
-        if spec.roots == "repository" or folder == self.root or self.root not in folder.parents:
+        if folder == self.root or self.root not in folder.parents:
             return self.root
-        found = self._markers_of(spec)
-        chosen = server_root(spec.roots, found, folders_up(folder, self.root), self._tree)
-        return Path(chosen)
+        chosen = self.root
+        if spec.roots != "repository":
+            found = self._markers_of(spec)
+            chosen = Path(server_root(spec.roots, found, folders_up(folder, self.root), self._tree))
+        project = self.projects.of(path)
+        if project.nested and chosen in project.folder.parents and self._own_spec(project, spec):
+            # The nested project configures this server its own way: a process of its own.
+            return project.folder
+        return chosen
+
+    def _own_spec(self, project: Project, spec: ServerSpec) -> bool:
+        """Whether ``project`` configures ``spec`` otherwise than the root does (its own
+        settings, or a server the root does not know)."""
+        if id(spec) in self._given:
+            return False
+        return spec.id not in self.registry or self.registry.get(spec.id) != spec

@@ -34,6 +34,7 @@ _LIST_FIELDS = (
 _STR_MAP_FIELDS = ("languages", "env")
 _BOOL_FIELDS = (
     "pull_diagnostics",
+    "folder_per_configuration",
     "indexes_root",
     "empty_configuration",
     "settings_at_start",
@@ -140,6 +141,11 @@ class ServerSpec:
     per workspace file: ``root_markers`` are tiers, the first found above a file wins),
     ``"configuration"`` (one per folder holding the server's configuration, which
     ``root_markers`` name) or ``"nearest"`` (the nearest folder holding a root marker)."""
+    folder_per_configuration: bool = False
+    """A server of the whole repository that must be told of each folder holding its
+    configuration (``root_markers``) as a workspace folder before a file of it is opened
+    (ruff: otherwise the file gets the settings of the folder above it, whose exclusions
+    may leave a nested project out: its file is then linted by no one)."""
     navigation_waits: bool = False
     """The server answers from the lone file until its project has loaded
     (typescript-language-server: a definition is the import line for seconds): a question

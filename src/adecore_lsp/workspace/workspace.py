@@ -1,12 +1,10 @@
 """``Workspace``: one folder of code, spoken about in people's units.
 
-It knows which servers to start for which files and where (:mod:`.server_choice`: the
-registry, the project's configuration, or the servers pinned; one server per (server,
-root)), starts them lazily, keeps the open files in step with the disk (:mod:`.open_files`,
-:mod:`.disk_sync`), and hands each call to a small module: :mod:`.checking` (diagnostics
-known final, edits and their delta), :mod:`.navigation` (targets and what they name) and
-:mod:`.editing` (edit plans and their atomic apply). The last two are imported when first
-used, so that a command line that only checks files does not pay for them.
+It knows which servers to start for which files and where (:mod:`.server_choice`), starts
+them lazily, keeps the open files in step with the disk (:mod:`.open_files`,
+:mod:`.disk_sync`), and hands each call to a small module: :mod:`.checking`,
+:mod:`.navigation`, :mod:`.editing` (the last two imported when first used, so that a
+command line that only checks files does not pay for them).
 """
 
 from __future__ import annotations
@@ -89,17 +87,14 @@ class Workspace:
     each server's connection instead of starting its process (``adecore_lsp.testing``
     replays a trace this way); the servers then need not be installed.
 
-    ``folders`` are the workspace's folders (sub-projects of the root, each inside it): a
-    server that takes the whole repository (``ServerSpec.roots == "repository"``) starts at
-    the root with every one of them as a ``workspaceFolders`` entry, and when a file outside
-    them is first opened, a running server that takes ``workspace/didChangeWorkspaceFolders``
-    is told of its package's folder instead of anything being started. Servers that run per
-    package (basedpyright per configuration, gopls per ``go.work``) have their own root as
-    their folder either way. ``None`` (the default): the root is the only folder.
+    ``folders`` are the workspace's folders (sub-projects of the root): a server of the whole
+    repository (``ServerSpec.roots == "repository"``) starts with each as a workspace
+    folder, and is told of a file's package folder (``didChangeWorkspaceFolders``) when a
+    file outside them is first opened. Servers that run per package keep their own root.
+    ``None`` (the default): the root is the only folder.
 
-    ``long_lived=False`` is for a workspace that serves one command and ends (the command
-    line's): when a server watches files, the root's files are not taken stock of for the
-    changes that would come later (a stat of every file of the tree, for nothing).
+    ``long_lived=False`` is for a workspace that serves one command (the command line's):
+    the root's files are not taken stock of for changes that would come later.
     """
 
     def __init__(
@@ -133,7 +128,9 @@ class Workspace:
         # .venv) is inside for the checkout too, and the checkout's own folders (its linked
         # .venv) are never looked in.
         self.config_root = self.root if config_root is None else Path(config_root).resolve()
+        self.trust = trust  # as given: None lets the environment and the store decide
         self.trusted = is_trusted(self.config_root, trust)
+        self._on_untrusted = on_untrusted
         self.folders = None if folders is None else workspace_folders(self.root, folders)
         """The workspace folders given (absolute), or ``None``: the root is the only one."""
         self.server_choice = ServerChoice(
@@ -145,15 +142,14 @@ class Workspace:
             connect=connect,
             make_handle=self._new_handle,
             folders=self.folders,
+            trust=trust,
+            on_notice=self._notice,
         )
         """Which servers take a file, where each runs, and the handles made so far."""
         self.registry = self.server_choice.registry
         self.untrusted_notice = None if self.trusted else self.server_choice.notice()
         if self.untrusted_notice is not None:
-            if on_untrusted is not None:
-                on_untrusted(self.untrusted_notice)
-            else:
-                warnings.warn(self.untrusted_notice, UserWarning, stacklevel=2)
+            self._notice(self.untrusted_notice, stacklevel=3)
         self.timeout = timeout
         self._connect = connect
         self.max_restarts = max_restarts
@@ -168,6 +164,13 @@ class Workspace:
         self._edits = EditCollection()
         self.tree = disk_sync.TreeStock(self.root)
         """The root's files as last looked at, for the servers that watch files."""
+
+    def _notice(self, text: str, stacklevel: int = 2) -> None:
+        """What an untrusted configuration ignored: to ``on_untrusted``, else a warning."""
+        if self._on_untrusted is None:
+            warnings.warn(text, UserWarning, stacklevel=stacklevel + 1)
+        else:
+            self._on_untrusted(text)
 
     def which(self, spec: ServerSpec) -> str | None:
         """The executable of ``spec`` here: inside the root only when the root is trusted
@@ -306,9 +309,8 @@ class Workspace:
 
     async def close(self, path: str | os.PathLike[str]) -> None:
         """Close ``path`` in every server that has it open (after ``aclose``: nothing)."""
-        if self.server_choice.closed:
-            return
-        self.open_files.close(path)
+        if not self.server_choice.closed:
+            self.open_files.close(path)
 
     @_when_open
     async def write(self, path: Path, text: str) -> None:
@@ -563,11 +565,10 @@ class Workspace:
         non_empty: bool = False,
         offset: int | None = None,
     ) -> tuple[ServerHandle, LspSession, Any]:
-        """Ask the servers of ``path`` in order: the first that supports ``method`` answers
-        (with ``non_empty``, the first whose answer is not empty). Returns the server, its
-        session and the answer. ``call(session, uri)`` makes the request; with ``offset``
-        (a position in the file), ``call(session, uri, offset)``: for a notebook the URI and
-        offset are each server's own (a cell's, or the joined document's).
+        """Ask the servers of ``path`` in order: the first that supports ``method`` (with
+        ``non_empty``, whose answer is not empty) gives its server, session and answer.
+        ``call(session, uri)`` asks; with ``offset``, ``call(session, uri, offset)`` (for a
+        notebook, each server's own cell or joined document and offset).
 
         Raises:
             LspError: ``MethodNotFound`` naming the method and the servers asked.
