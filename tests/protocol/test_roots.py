@@ -93,6 +93,10 @@ def test_a_marker_holds_only_when_its_file_parses_and_has_the_key() -> None:
     assert Marker("go.mod").holds(None)
     assert Marker.parse("package.json[workspaces]").holds('{"workspaces": [], // x\n}')
     assert not Marker.parse("package.json[workspaces]").holds("[1, 2]")
+    # A text nested deeper than the parsers go (issue 35) holds nothing either.
+    deep = 100_000
+    assert not marker.holds("[tool.pyright]\nx = " + "[" * deep + "]" * deep + "\n")
+    assert not Marker.parse("tsconfig.json[references]").holds("[" * deep + "]" * deep)
 
 
 def test_policies_are_checked() -> None:

@@ -92,6 +92,42 @@ def test_jsonc_errors_say_where() -> None:
         jsonc.loads("[1,")  # a comma at the end of the text is not a trailing one
 
 
+DEEP = 100_000
+"""How deep a repository's configuration nests to break a recursive parser (issue 35)."""
+
+
+def test_a_text_nested_too_deeply_is_a_broken_one_not_a_recursion_error() -> None:
+    with pytest.raises(ValueError, match="nested too deeply"):
+        jsonc.loads('{"x": ' + "[" * DEEP + "]" * DEEP + "}")
+    with pytest.raises(ValueError, match=r"ty\.toml is not valid TOML: nested too deeply"):
+        load_toml("x = " + "[" * DEEP + "]" * DEEP + "\n", "ty.toml")
+
+
+@pytest.mark.parametrize(
+    ("name", "config", "stage"),
+    [
+        ("pyright", "/r/pyrightconfig.json", 0),
+        ("basedpyright", "/r/pyproject.toml", 0),
+        ("ty", "/r/ty.toml", 0),
+        ("pyrefly", "/r/pyrefly.toml", 0),
+        ("tsconfig", "/r/tsconfig.json", 0),
+    ],
+)
+def test_each_reader_takes_a_too_deep_configuration_for_a_broken_one(
+    name: str, config: str, stage: int
+) -> None:
+    if config.endswith(".json"):
+        text = '{"x": ' + "[" * DEEP + "]" * DEEP + "}"
+    else:
+        table = "tool.basedpyright" if name == "basedpyright" else ""
+        text = (f"[{table}]\n" if table else "") + "x = " + "[" * DEEP + "]" * DEEP + "\n"
+    broken = scope(name, {config: text}, stage=stage)
+    assert broken.error is not None
+    assert "nested too deeply" in broken.error
+    assert broken.config == config
+    assert broken.covers("/r/other.py" if name != "tsconfig" else "/r/other.ts")
+
+
 # -- globs -----------------------------------------------------------------------------------
 
 

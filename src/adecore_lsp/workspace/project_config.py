@@ -18,6 +18,8 @@ else:  # pragma: no cover - Python 3.10
     # tomli is installed only on 3.10, so a type check for 3.10 on a newer Python may miss it.
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
+from ..protocol.workspace.jsonc import TOO_DEEP
+
 __all__: list[str] = []
 
 PROJECT_FILE = "adecore-lsp.toml"
@@ -112,6 +114,8 @@ def load_toml(path: Path) -> dict[str, Any]:
             return data
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise ValueError(f"{path}: not valid TOML: {TOO_DEEP}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: cannot be read: {exc}") from exc
 

@@ -10,17 +10,24 @@ from typing import Any
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
 
+TOO_DEEP = "nested too deeply to be read"
+"""Why a text nested deeper than Python's parsers go is not read."""
+
 
 def loads(text: str) -> Any:
     """The value of a JSON text that may hold comments and trailing commas.
 
     Raises:
         ValueError: the text is not such JSON; the message says where (line and column).
+            A text nested deeper than the parser goes (a repository's 100,000 ``[``) is
+            such a text too, never a ``RecursionError``.
     """
     try:
         return json.loads(_plain(text.removeprefix("\ufeff")))
     except json.JSONDecodeError as error:
         raise ValueError(f"line {error.lineno} column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise ValueError(TOO_DEEP) from None
 
 
 def _plain(text: str) -> str:

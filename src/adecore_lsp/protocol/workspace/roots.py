@@ -234,7 +234,7 @@ def _lookup(name: str, text: str | None, key: tuple[str, ...]) -> Any:
         return None
     try:
         data: Any = load_toml(text, name) if _kind(name) == "toml" else jsonc.loads(text)
-    except (ValueError, RecursionError):
+    except ValueError:  # a text nested too deeply too
         return None
     for part in key:
         if not isinstance(data, dict) or part not in data:

@@ -19,6 +19,8 @@ else:  # pragma: no cover - Python 3.10
     # tomli is installed only on 3.10, so a type check for 3.10 on a newer Python may miss it.
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
+from .jsonc import TOO_DEEP
+
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
 
@@ -162,12 +164,15 @@ def load_toml(text: str, where: str) -> dict[str, Any]:
     """A TOML text's tables.
 
     Raises:
-        ValueError: it is not TOML, naming ``where``.
+        ValueError: it is not TOML, or is nested deeper than the parser goes, naming
+            ``where``.
     """
     try:
         loaded: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"{where} is not valid TOML: {error}") from None
+    except RecursionError:
+        raise ValueError(f"{where} is not valid TOML: {TOO_DEEP}") from None
     return loaded
 
 
