@@ -104,7 +104,58 @@ def render(registry: Registry) -> str:
         if spec.notes:
             notes.append(f"\n### {spec.id}\n\n" + "".join(f"- {_cell(n)}\n" for n in spec.notes))
     quirks = "\n## What each server does that a client must know\n" + "".join(notes)
-    return HEADER + "".join(row(spec) + "\n" for spec in registry) + quirks
+    return HEADER + "".join(row(spec) + "\n" for spec in registry) + quirks + data(registry)
+
+
+DATA_HEADER = """
+## Settings a root that is not trusted may give
+
+A project's `[tool.adecore-lsp.server.ID.settings]` reach a server of a root that is not
+trusted (`docs/security.md`) only where they are data: values that name no program and no
+place to read or write, listed here for each server (`KEY.*`: every key below `KEY`). Every
+other setting of such a root is left out and named in the one message that says what was
+ignored (`[tool.adecore-lsp.server.basedpyright.settings.python] pythonPath`); a trusted
+root's settings all reach the server. A setting missing here that is data is a bug to report.
+
+"""
+
+
+INTERPRETER_HEADER = """
+## The Python interpreter a server starts by itself
+
+These servers start a Python interpreter by themselves to learn a project's search paths,
+as measured, from the first of the places listed that holds one. In a root that is not
+trusted, when that interpreter lies inside the root, the server is given one of
+adecore-lsp's instead, carrying the environment's folders read from disk
+(`docs/security.md`), through the setting named. ty starts none (it reads the
+environment from disk); zuban was not measured.
+
+"""
+
+_SOURCES = {
+    ".venv": "its root's `.venv`",
+    ".venv above": "the `.venv` of its root or of the nearest folder above it",
+    "VIRTUAL_ENV": "`VIRTUAL_ENV`",
+    "CONDA_PREFIX": "`CONDA_PREFIX`",
+    "PATH": "the `python3` or `python` on `PATH`",
+}
+
+
+def data(registry: Registry) -> str:
+    """The sections listing each server's ``data_settings`` and the interpreters."""
+    lines = []
+    for spec in registry:
+        admitted = ", ".join(f"`{key}`" for key in spec.data_settings) or "none"
+        lines.append(f"- `{spec.id}`: {admitted}\n")
+    starts = []
+    for spec in registry:
+        if spec.interpreter is not None:
+            places = ", then ".join(_SOURCES[source] for source in spec.interpreter_sources)
+            given = f"`{spec.interpreter}`"
+            if spec.interpreter_paths is not None:
+                given += f" (the folders in `{spec.interpreter_paths}`)"
+            starts.append(f"- `{spec.id}`: {places}; given through {given}\n")
+    return DATA_HEADER + "".join(lines) + INTERPRETER_HEADER + "".join(starts)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -79,7 +79,8 @@ async def test_an_untrusted_root_runs_nothing_it_names(stranger: Path) -> None:
 
 
 async def test_settings_of_registry_servers_still_apply(tmp_path: Path) -> None:
-    """Settings cannot start anything: an untrusted root keeps them, silently."""
+    """Settings that are data (the server's ``data_settings``) cannot start anything: an
+    untrusted root keeps them, silently (``test_untrusted_settings.py`` has the others)."""
     root = write(tmp_path / "p", {"app.py": "x = 1\n"})
     (root / "pyproject.toml").write_text(
         '[tool.adecore-lsp]\nservers = ["ruff"]\n'

@@ -6,8 +6,11 @@ an implementation detail of the registry and exports nothing.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,30 +72,74 @@ def read_project_config(root: str | os.PathLike[str]) -> ProjectConfig | None:
     return _check(pyproject, "tool.adecore-lsp", table)
 
 
-def restrict_untrusted(config: ProjectConfig, known: set[str]) -> tuple[ProjectConfig, list[str]]:
+def restrict_untrusted(
+    config: ProjectConfig, data_settings: Mapping[str, Sequence[str]]
+) -> tuple[ProjectConfig, list[str]]:
     """What an untrusted root's configuration may say, and what it said beyond that.
 
-    Only ``servers`` (ids the registry knows) and the ``settings`` of registry servers are
-    kept: a ``command``, ``env``, ``initialization_options`` or any other field could start
-    a program or change how one starts. The second value names each ignored field by its
-    TOML key, each ignored server by id, and each id dropped from ``servers``.
+    ``data_settings`` holds, for each registry server by id, the settings that are data
+    (``ServerSpec.data_settings``). Only ``servers`` (ids the registry knows) and those
+    settings of registry servers are kept: a ``command``, ``env``, ``initialization_options``
+    or any other field could start a program or change how one starts, and so could a
+    setting that names one (``python.pythonPath``). The second value names each ignored
+    field and setting by its TOML key, each ignored server by id, and each id dropped from
+    ``servers``.
     """
     ignored: list[str] = []
     tables: dict[str, dict[str, Any]] = {}
     for server_id, table in config.server_tables.items():
         where = f"[{config.key(f'server.{server_id}')}]"
-        if server_id not in known:
+        if server_id not in data_settings:
             ignored.append(f"the server {server_id} ({where})")
             continue
         ignored.extend(f"{where} {name}" for name in table if name != "settings")
-        if "settings" in table:
-            tables[server_id] = {"settings": table["settings"]}
+        settings = table.get("settings")
+        if isinstance(settings, dict):
+            kept, left_out = split_settings(settings, data_settings[server_id])
+            base = config.key(f"server.{server_id}.settings")
+            ignored.extend(_toml_key(base, path) for path in left_out)
+            if kept:
+                tables[server_id] = {"settings": kept}
     servers = config.servers
     if servers is not None:
-        dropped = [server for server in servers if server not in known]
+        dropped = [server for server in servers if server not in data_settings]
         ignored.extend(f"{server} in {config.key('servers')}" for server in dropped)
-        servers = [server for server in servers if server in known]
+        servers = [server for server in servers if server in data_settings]
     return ProjectConfig(config.path, config.prefix, servers, tables), ignored
+
+
+def split_settings(
+    settings: dict[str, Any], admitted: Sequence[str], above: tuple[str, ...] = ()
+) -> tuple[dict[str, Any], list[tuple[str, ...]]]:
+    """The part of ``settings`` that ``admitted`` keys (``ServerSpec.data_settings``) let
+    through, and the key path of each value left out (every leaf of a table left out)."""
+    kept: dict[str, Any] = {}
+    left_out: list[tuple[str, ...]] = []
+    for name, value in settings.items():
+        path = (*above, name)
+        dotted = ".".join(path)
+        if any(
+            key == dotted or (key.endswith(".*") and dotted.startswith(key[:-1]))
+            for key in admitted
+        ):
+            kept[name] = value
+        elif isinstance(value, dict) and value:
+            inner, inner_out = split_settings(value, admitted, path)
+            if inner:
+                kept[name] = inner
+            left_out.extend(inner_out)
+        else:
+            left_out.append(path)
+    return kept, left_out
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_key(table: str, path: tuple[str, ...]) -> str:
+    """A setting's place as a person finds it in the file: ``[table.python] pythonPath``."""
+    parts = [part if _BARE_KEY.fullmatch(part) else json.dumps(part) for part in path]
+    return f"[{'.'.join([table, *parts[:-1]])}] {parts[-1]}"
 
 
 def deep_merge(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:

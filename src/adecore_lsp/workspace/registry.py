@@ -330,9 +330,10 @@ class Registry:
     ) -> tuple[Registry, list[str] | None, list[str]]:
         """:meth:`for_project`, for a root that is trusted or not, with what was ignored.
 
-        In an untrusted root only ``servers`` (registry ids) and the ``settings`` of
-        registry servers apply; the third value names what else the configuration said
-        (each field by its TOML key, each server by id), empty for a trusted root.
+        In an untrusted root only ``servers`` (registry ids) and the settings each registry
+        server's ``data_settings`` admit apply; the third value names what else the
+        configuration said (each field and setting by its TOML key, each server by id),
+        empty for a trusted root.
         """
         config = read_project_config(root)
         if config is None:
@@ -341,7 +342,8 @@ class Registry:
         registry, servers = self._apply(config)  # a broken file is an error either way
         if trusted:
             return registry, servers, []
-        config, ignored = restrict_untrusted(config, set(self._by_id))
+        data = {spec.id: spec.data_settings for spec in self._specs}
+        config, ignored = restrict_untrusted(config, data)
         registry, servers = self._apply(config)
         return registry, servers, ignored
 

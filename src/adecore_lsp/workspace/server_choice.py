@@ -19,10 +19,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence, ValuesView
 from contextvars import ContextVar
 from pathlib import Path
 
+from ..environment import environ
 from ..errors import ServerNotFoundError, WorkspaceClosedError
 from ..protocol.workspace.roots import Marker, markers, server_root
 from .disk_tree import DiskTree, folders_up
 from .files import root_files
+from .interpreters import interpreter_inside
 from .processes import Connect
 from .projects import Project, Projects
 from .registry import Registry, ServerSpec
@@ -155,6 +157,13 @@ class ServerChoice:
             if id(spec) not in self._given
             and (found := self.registry.inside_root(spec, self.config_root)) is not None
             and not self._runs_anyway(spec, found)
+        ]
+        # The Python a server would start by itself there (given ours instead).
+        programs += [
+            found
+            for spec in specs
+            if spec.interpreter is not None
+            and (found := interpreter_inside(spec.interpreter_sources, self.config_root, environ()))
         ]
         items = [*self.ignored, *dict.fromkeys(programs)]
         if not items:

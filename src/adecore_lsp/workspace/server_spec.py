@@ -21,6 +21,11 @@ from ..protocol.workspace.scope_readers import READERS
 __all__: list[str] = []
 
 READINESS_SOURCES = ("server_status", "progress", "registration", "none")
+INTERPRETER_SOURCES = (".venv", ".venv above", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH")
+"""Where a server finds the Python interpreter it starts by itself: its root's ``.venv``;
+the ``.venv`` of its root or of the nearest folder above it; the environment
+``VIRTUAL_ENV`` or ``CONDA_PREFIX`` names; the first ``python3`` or ``python`` on ``PATH``."""
+INTERPRETER_PLACES = ("settings.", "initialization_options.")
 
 _LIST_FIELDS = (
     "command",
@@ -30,6 +35,8 @@ _LIST_FIELDS = (
     "executables",
     "version_command",
     "status_progress",
+    "data_settings",
+    "interpreter_sources",
 )
 _STR_MAP_FIELDS = ("languages", "env")
 _BOOL_FIELDS = (
@@ -150,6 +157,26 @@ class ServerSpec:
     """The server answers from the lone file until its project has loaded
     (typescript-language-server: a definition is the import line for seconds): a question
     about a place waits for its readiness first."""
+    interpreter: str | None = None
+    """Where the server takes the Python interpreter it starts to learn a project's search
+    paths, as a dotted key under ``settings`` or ``initialization_options``
+    (``settings.python.pythonPath``): in a root that is not trusted the server is given one
+    of adecore-lsp's there when the one it would start lies inside the root
+    (:mod:`.interpreters`); ``None`` for a server that starts none."""
+    interpreter_paths: str | None = None
+    """Where the server takes extra search paths (``settings.pylsp.plugins.jedi.extra_paths``):
+    given, the interpreter of :attr:`interpreter` holds nothing of the project's
+    environment, whose folders go here instead (jedi imports compiled modules found on its
+    interpreter's path, and none found on extra paths)."""
+    interpreter_sources: list[str] = field(default_factory=list)
+    """Where the server finds the interpreter it starts by itself, in its order, as
+    measured (:data:`INTERPRETER_SOURCES`)."""
+    data_settings: list[str] = field(default_factory=list)
+    """The settings a root that is not trusted may give the server: dotted keys
+    (``python.analysis.typeCheckingMode``), ``KEY.*`` admitting every key below ``KEY``.
+    Only values that name no program, and no place to read or write, are listed (as VS
+    Code's restricted mode keeps such settings); every other setting of such a root is
+    ignored and named (``safety.md``)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id:
@@ -201,6 +228,23 @@ class ServerSpec:
             markers(self.root_markers)
         except ValueError as error:
             raise ValueError(f"server {self.id!r}: root_markers: {error}") from None
+        for name in ("interpreter", "interpreter_paths"):
+            place = getattr(self, name)
+            if place is not None and not (
+                isinstance(place, str)
+                and place.startswith(INTERPRETER_PLACES)
+                and all(place.split("."))
+            ):
+                self._fail(name, "a dotted key under settings. or initialization_options.", place)
+        for source in self.interpreter_sources:
+            if source not in INTERPRETER_SOURCES:
+                self._fail(
+                    "interpreter_sources", f"some of {', '.join(INTERPRETER_SOURCES)}", source
+                )
+        for key in self.data_settings:
+            bare = key.removesuffix(".*")
+            if "*" in bare or bare.startswith(".") or bare.endswith(".") or ".." in bare:
+                self._fail("data_settings", 'dotted keys, a last ".*" admitting a table', key)
         if self.scope is not None and self.scope not in READERS:
             self._fail("scope", f"one of {', '.join(READERS)} or absent", self.scope)
         if self.notebooks is not None and self.notebooks not in NOTEBOOK_MODES:

@@ -35,6 +35,7 @@ from ..protocol.workspace.readiness import ReadinessTracker
 from ..session import LspSession
 from ..transports.process import spawn_server
 from ..types import JSONObject
+from .interpreters import interpreter_for
 from .model import ServerStatus
 from .processes import LIVE, STARTED, Connect, ServerConnection
 from .registry import ServerSpec
@@ -119,8 +120,13 @@ class ServerHandle:
         on_registered: Callable[[str], None] | None = None,
         notebooks_in_root: Callable[[], bool] | None = None,
         folders: Sequence[Path] | None = None,
+        untrusted: Sequence[Path] | None = None,
     ) -> None:
         self.spec = spec
+        self.untrusted = untrusted
+        """For a root that is not trusted, the folders whose programs are the repository's
+        (the root, and the root whose configuration is used): a Python interpreter the
+        server would start there is replaced by one of ours (:mod:`.interpreters`)."""
         self.folders: list[Path] = list(folders) if folders else [root]
         """The workspace folders the server was told of (its root alone by default): the
         workspace's folders for a server of the whole repository, and each folder told
@@ -310,13 +316,24 @@ class ServerHandle:
         return f"the language server {self.spec.id} exited before its handshake ({_status(code)})"
 
     def _session_options(self) -> dict[str, Any]:
+        spec = self.spec
+        interpreter = None
+        if self.untrusted is not None and spec.interpreter is not None:
+            interpreter = interpreter_for(
+                spec.interpreter_sources,
+                self.root,
+                self.untrusted,
+                {**environ(), **spec.env},
+                carries_paths=spec.interpreter_paths is None,
+            )
         return session_options(
-            self.spec,
+            spec,
             self.root,
             self.folders,
             timeout=self.timeout,
             declares_pulls=self.declares_pulls(),
             apply_edit=self._apply_edit,
+            interpreter=interpreter,
         )
 
     def _apply_edit(self, params: Any) -> JSONObject:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..paths import path_to_uri
 from ..types import JSONObject
+from .interpreters import Interpreter
 from .registry import ServerSpec
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -27,13 +28,19 @@ def session_options(
     timeout: float,
     declares_pulls: bool,
     apply_edit: Callable[[Any], JSONObject],
+    interpreter: Interpreter | None = None,
 ) -> dict[str, Any]:
-    """The ``LspSession`` keyword arguments of a server rooted at ``root`` with ``folders``."""
+    """The ``LspSession`` keyword arguments of a server rooted at ``root`` with ``folders``;
+    with ``interpreter``, the server is told to start it (``ServerSpec.interpreter``)."""
+    given = {"settings": spec.settings, "initialization_options": _initialization_options(spec)}
+    if interpreter is not None:
+        given = _with_interpreter(spec, given, interpreter)
+    settings = given["settings"] or {}
     options: dict[str, Any] = {
         "root_uri": path_to_uri(root),
         "workspace_folders": [workspace_folder(folder) for folder in folders],
-        "configuration": spec.settings,
-        "initialization_options": _initialization_options(spec),
+        "configuration": settings,
+        "initialization_options": given["initialization_options"],
         # A server's workspace/applyEdit joins the plan being made (rename, format,
         # fix) and is refused at any other time: the workspace decides, never the session.
         "on_apply_edit": apply_edit,
@@ -66,7 +73,6 @@ def session_options(
     if capabilities:
         options["capabilities"] = capabilities
     if spec.empty_configuration:
-        settings = spec.settings
         options["on_configuration"] = lambda item: _section(settings, item)
     return options
 
@@ -82,6 +88,38 @@ def _initialization_options(spec: ServerSpec) -> dict[str, Any] | None:
     if not spec.settings_at_start or not spec.settings:
         return spec.initialization_options
     return {**(spec.initialization_options or {}), "settings": spec.settings}
+
+
+def _with_interpreter(
+    spec: ServerSpec, given: dict[str, Any], interpreter: Interpreter
+) -> dict[str, Any]:
+    """``given`` (settings and initialization options) naming ``interpreter`` where the
+    spec says the server takes it, and its paths where it takes extra ones."""
+    places: list[tuple[str | None, Any]] = [(spec.interpreter, interpreter.executable)]
+    if spec.interpreter_paths is not None:
+        places.append((spec.interpreter_paths, list(interpreter.paths)))
+    changed = dict(given)
+    for place, value in places:
+        if place is None:  # pragma: no cover - an interpreter is made only for a place
+            continue
+        field, _, key = place.partition(".")
+        changed[field] = _set(changed[field] or {}, key.split("."), value)
+    return changed
+
+
+def _set(table: Mapping[str, Any], keys: list[str], value: Any) -> dict[str, Any]:
+    """A copy of ``table`` with ``value`` at ``keys``; a list already there keeps its items
+    first."""
+    copy = dict(table)
+    head = keys[0]
+    if len(keys) > 1:
+        inner = copy.get(head)
+        copy[head] = _set(inner if isinstance(inner, Mapping) else {}, keys[1:], value)
+    elif isinstance(value, list) and isinstance(copy.get(head), list):
+        copy[head] = [*copy[head], *value]
+    else:
+        copy[head] = value
+    return copy
 
 
 def _section(settings: Mapping[str, Any], item: Mapping[str, Any]) -> Any:

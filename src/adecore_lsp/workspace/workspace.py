@@ -249,6 +249,7 @@ class Workspace:
             on_registered=self._registered,
             notebooks_in_root=self.open_files.notebooks_in_root,
             folders=self.folders if spec.roots == "repository" else None,
+            untrusted=None if self.trusted else (self.root, self.config_root),
         )
 
     @_when_open
