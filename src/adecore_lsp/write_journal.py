@@ -18,7 +18,8 @@ import secrets
 import shutil
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,12 @@ __all__: list[str] = []
 
 TEMP_SUFFIX = ".adecore-tmp"
 """The end of every temporary file's name: ``.app.py.<random>.adecore-tmp`` beside ``app.py``."""
+
+WRITING: ContextVar[Callable[[dict[str, Any]], None] | None] = ContextVar(
+    "adecore_lsp_writing", default=None
+)
+"""Told each set's journal record once it is recorded, before any file is replaced: the
+daemon tells its caller, who can then say what is on disk if the daemon dies."""
 
 _COMPLETE = b"complete\n"
 _UNDONE = b"undone\n"

@@ -45,6 +45,7 @@ from .errors import EditConflictError, EditOutsideRootError, ErrorCodes, LspErro
 from .protocol.documents.notebooks import InvalidNotebookError, parse_notebook
 from .write_journal import TEMP_SUFFIX as TEMP_SUFFIX
 from .write_journal import (
+    WRITING,
     Journal,
     content,
     describe,
@@ -282,7 +283,11 @@ class WriteSet:
                     step.aside = temp_name(step.target)
                 elif isinstance(step, Rename):
                     step.aside = temp_name(step.new)
-            journal.write_body(self._record())
+            record = self._record()
+            journal.write_body(record)
+            told = WRITING.get()
+            if told is not None:
+                told(record)
             self._prepare(writes)
             self._check_conflicts()
             journal.mark_complete()

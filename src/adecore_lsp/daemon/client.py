@@ -227,6 +227,9 @@ def relay(connection: Connection, argv: Sequence[str]) -> int | None:
             connection.send({"cancel": True})
 
     previous = signal.signal(signal.SIGINT, interrupt)
+    # The sets of files the command writes (the daemon tells each before it replaces a
+    # file): what to look at on disk if the daemon goes away.
+    sets: list[dict[str, Any]] = []
     try:
         connection.send(
             {
@@ -241,12 +244,20 @@ def relay(connection: Connection, argv: Sequence[str]) -> int | None:
         while True:
             message = connection.receive()
             if message is None:
+                if sets:
+                    from .after_loss import on_disk  # only now: what the sets left on disk
+
+                    said, status = on_disk(sets, os.getcwd())
+                    _say(said)
+                    return status
                 _say(
                     "error: the daemon went away during the command (see `adecore-lsp "
                     "daemon status`); run it again, or with --daemon off"
                 )
                 return 2
-            if "out" in message:
+            if "writing" in message:
+                sets.append(message["writing"])
+            elif "out" in message:
                 _write(sys.stdout, message["out"])
             elif "err" in message:
                 _write(sys.stderr, message["err"])

@@ -30,6 +30,7 @@ from ..cli.parser import parse
 from ..cli.status import INTERRUPTED
 from ..transports.process import ServerProcess
 from ..workspace.processes import STARTED, live_groups
+from ..write_journal import WRITING
 from .paths import SERVERS, SOCKET, hold_lock
 from .pool import Pool
 from .watching import Watcher
@@ -65,12 +66,16 @@ class Stream(io.TextIOBase):
 
     def write(self, text: str) -> int:
         if text:
-            data = encode({self._kind: text})
-            if threading.get_ident() == self._thread:
-                self._write(data)
-            else:
-                self._loop.call_soon_threadsafe(self._write, data)
+            self.send(text)
         return len(text)
+
+    def send(self, value: Any) -> None:
+        """Send ``value`` (JSON) as this stream's message."""
+        data = encode({self._kind: value})
+        if threading.get_ident() == self._thread:
+            self._write(data)
+        else:
+            self._loop.call_soon_threadsafe(self._write, data)
 
     def _write(self, data: bytes) -> None:
         if not self._writer.is_closing():
@@ -223,7 +228,13 @@ class Daemon:
             writer.write(encode({"local": True}))
             return
         invocation = Invocation(Path(request["cwd"]), env, cast(TextIO, out), cast(TextIO, err))
-        task = asyncio.ensure_future(execute(args, invocation, self.pool.workspace))
+        # Each set the command writes is told to the caller before a file is replaced: if
+        # this process dies, the caller says what is on disk (daemon/after_loss.py).
+        told = WRITING.set(Stream(writer, "writing", False, loop).send)
+        try:
+            task = asyncio.ensure_future(execute(args, invocation, self.pool.workspace))
+        finally:
+            WRITING.reset(told)
         self._commands.add(task)
         listening = asyncio.ensure_future(_cancels(reader, task))
         try:
