@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from ..workspace.files import root_files
 from ..workspace.model import Diagnostic, FileStatus, Results
 from ..workspace.notebooks import NotebookView, file_line, notebook_of
 from ..workspace.scopes import Origin, selection
@@ -209,11 +210,13 @@ class Scope:
     described: str
 
 
-def scope(args: argparse.Namespace, ws: Workspace) -> Scope:
+def scope(args: argparse.Namespace, ws: Workspace, *, formatting: bool = False) -> Scope:
     """The files ``check``, ``format`` and ``fix`` are about (see :class:`Scope`).
 
     The paths given (files and folders, relative to the current folder); without any, the
-    current folder when it lies inside the root, else the whole root.
+    current folder when it lies inside the root, else the whole root. With ``formatting``,
+    also the files of those folders that a server formats and takes for nothing else (ruff
+    and Markdown, as ``ruff format`` finds them).
 
     Raises:
         ServerNotFoundError: none of them is taken by an installed server, but one that is
@@ -231,12 +234,21 @@ def scope(args: argparse.Namespace, ws: Workspace) -> Scope:
                     f"{name} is outside the root {ws.root} (give --root to check it there)"
                 )
         described = ", ".join(given)
+        folders = [full for path in given if (full := Path(os.path.abspath(cwd / path))).is_dir()]
     elif cwd != ws.root and ws.root in cwd.parents:
         described = "the current folder"
+        folders = [cwd]
     else:
         described = "the root"
+        folders = [ws.root]
     files, origins, named = selection(ws, [cwd / path for path in given] or None, cwd)
-    if not any(ws.takes(path) for path in files):
+    wanted = ws.takes
+    if formatting:
+        only = ws.server_choice.formats_only
+        found = (path for folder in folders for path in root_files(ws.root, only, folder))
+        files = list(dict.fromkeys([*files, *found]))
+        wanted = lambda path: ws.takes(path) or only(path)  # noqa: E731
+    if not any(wanted(path) for path in files):
         for file in files:
             missing = ws.server_choice.missing_server(file)
             if missing is not None:
