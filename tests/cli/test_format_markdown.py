@@ -99,3 +99,18 @@ def test_check_lints_no_markdown(project: Path) -> None:
     alone = run("check", "README.md", "--daemon", "off", cwd=project)
     assert alone.status == 2, alone
     assert "nothing to check" in alone.err
+
+
+async def test_a_file_the_server_registers_no_formatting_for_is_left_alone(project: Path) -> None:
+    """Only a server that registers formatting for a file's language is asked: ruff made to
+    take ``.txt`` files as ``plaintext`` for formatting (its server formats Python and
+    Markdown) leaves them as they are, and the workspace keeps none of them open."""
+    from dataclasses import replace
+
+    from adecore_lsp import Registry, Workspace
+
+    ruff = replace(Registry.default().get("ruff"), format_languages={".txt": "plaintext"})
+    async with Workspace(project, servers=[ruff]) as ws:
+        plan = await ws.format(["docs/notes.txt", "app.py"])
+        assert plan.changed_files == ["app.py"]
+        assert [uri for uri, _file in ws.open_files.items()] == [ws.paths.uri(project / "app.py")]
