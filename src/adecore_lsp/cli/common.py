@@ -173,9 +173,18 @@ def crashes(ws: Workspace) -> str | None:
     return "\n".join(parts)
 
 
+NAMED_AT_MOST = 5
+"""The files an ``incomplete:`` line names; of more, it gives their count and the first
+ones (a big tree's timeout left hundreds; ``--format json`` holds each file's status)."""
+
+
 def incomplete(output: Output, what: str, files: Sequence[str] = ()) -> None:
-    """``incomplete: what: files`` on stderr (the exit status says 3)."""
+    """``incomplete: what: files`` on stderr (the exit status says 3); of more than
+    :data:`NAMED_AT_MOST` files, ``N files: the first ones and M more``."""
     listed = f": {', '.join(files)}" if files else ""
+    if len(files) > NAMED_AT_MOST:
+        first = ", ".join(files[:NAMED_AT_MOST])
+        listed = f": {len(files)} files: {first} and {len(files) - NAMED_AT_MOST} more"
     output.error(f"incomplete: {what}{listed}")
 
 
