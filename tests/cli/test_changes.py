@@ -345,3 +345,64 @@ def test_the_revisions_side_sees_what_git_ignores(repo: Path, tmp_path: Path) ->
     assert (tree / ".venv").resolve() == (repo / ".venv").resolve()
     assert not (tree / "compile_commands.json").is_symlink()  # kept: the revision has one
     assert not (tree / "node_modules").exists()
+
+
+CYCLE = {
+    "pyproject.toml": '[tool.adecore-lsp]\nservers = ["basedpyright"]\n\n'
+    '[tool.basedpyright]\ntypeCheckingMode = "standard"\nreportImportCycles = "error"\n',
+    "pkg/__init__.py": "",
+    "pkg/a.py": "from pkg import b\n\n\ndef first() -> int:\n    return b.second()\n",
+    "pkg/b.py": "from pkg import a\n\n\ndef second() -> int:\n    return 1\n\n\n"
+    "def third() -> int:\n    return a.first()\n",
+}
+"""An import cycle, which basedpyright reports naming its files by their full paths."""
+
+
+def cycle_repo(tmp_path: Path) -> Path:
+    need("basedpyright")
+    root = write(tmp_path / "repo", CYCLE)
+    git(root, "init", "-q")
+    commit_all(root)
+    return root
+
+
+def cycle_message(document: dict[str, object], key: str = "diagnostics") -> list[str]:
+    items = document[key]
+    assert isinstance(items, list)
+    return [item["message"] for item in items if item["code"] == "reportImportCycles"]
+
+
+def test_an_import_cycle_a_change_left_alone_is_not_new(tmp_path: Path) -> None:
+    """basedpyright names the cycle's files by path, the revision's under its temporary
+    folder: compared as the same message, a comment changed introduces nothing, and no
+    temporary path is printed."""
+    root = cycle_repo(tmp_path)
+    env = temp_env(tmp_path)
+    plain = run("check", "--format", "json", "--daemon", "off", cwd=root)
+    assert cycle_message(json.loads(plain.out)) == [
+        "Cycle detected in import chain\n  pkg/a.py\n  pkg/b.py"
+    ]
+    with (root / "pkg" / "a.py").open("a", encoding="utf-8") as file:
+        file.write("# a comment\n")
+    since = ("check", "--new-since", "HEAD", "--no-progress", "--daemon", "off")
+    text = run(*since, cwd=root, env=env)
+    assert text.status == 0, text
+    assert text.out == "0 new errors, 0 new warnings (0 resolved) since HEAD\n"
+    # Only the revision's side names its temporary folder, and only ``resolved`` (json)
+    # prints its findings: none there, and none in any message.
+    ran = run(*since, "--format", "json", cwd=root, env=env)
+    assert ran.status == 0, ran
+    assert json.loads(ran.out)["resolved"] == []
+    assert env["TMPDIR"] not in ran.out + ran.err
+    assert "adecore-lsp-since" not in ran.out + ran.err  # the temporary folder's name
+    # A cycle broken: the revision's cycle is resolved, named by the repository's paths.
+    (root / "pkg" / "b.py").write_text("def second() -> int:\n    return 1\n", encoding="utf-8")
+    ran = run(*since, "--format", "json", cwd=root, env=env)
+    assert ran.status == 0, ran
+    document = json.loads(ran.out)
+    assert cycle_message(document) == []
+    assert cycle_message(document, "resolved") == [
+        "Cycle detected in import chain\n  pkg/a.py\n  pkg/b.py"
+    ]
+    assert env["TMPDIR"] not in ran.out + ran.err
+    assert os.listdir(env["TMPDIR"]) == []

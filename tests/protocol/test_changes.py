@@ -456,3 +456,38 @@ def test_an_error_and_a_warning_at_one_place_both_stay_old_in_any_order() -> Non
     assert split.introduced == []
     assert split.resolved == []
     assert split.matched == {0: 1, 1: 0}
+
+
+MOVES = [
+    ("file:///tmp/since-x/tree", "file:///home/me/repo"),
+    ("/tmp/since-x/tree", "/home/me/repo"),
+]
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        (
+            "Cycle detected in import chain\n  /tmp/since-x/tree/pkg/a.py\n"
+            "  /tmp/since-x/tree/b.py",
+            "Cycle detected in import chain\n  /home/me/repo/pkg/a.py\n  /home/me/repo/b.py",
+        ),
+        (
+            '"file:///tmp/since-x/tree/a%20b.py" is unused',
+            '"file:///home/me/repo/a%20b.py" is unused',
+        ),
+        ("in /tmp/since-x/tree", "in /home/me/repo"),
+        ("(/tmp/since-x/tree): no", "(/home/me/repo): no"),
+        # Another folder that only begins like the root, and a message that names none.
+        ("/tmp/since-x/tree2/a.py", "/tmp/since-x/tree2/a.py"),
+        ("x is not defined", "x is not defined"),
+    ],
+)
+def test_a_message_about_a_copy_names_the_repository(message: str, expected: str) -> None:
+    assert changes.moved_roots(message, MOVES) == expected
+
+
+def test_a_root_moved_is_the_same_message_to_the_rule() -> None:
+    before = [at(0, 0, 1, changes.moved_roots("cycle: /tmp/since-x/tree/a.py", MOVES))]
+    after = [at(0, 0, 1, "cycle: /home/me/repo/a.py")]
+    assert split_findings(before, after, {}) == Split([], [], {0: 0})

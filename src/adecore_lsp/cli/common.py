@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from ..workspace.files import root_files
 from ..workspace.model import Diagnostic, FileStatus, Results
 from ..workspace.notebooks import NotebookView, file_line, notebook_of
 from ..workspace.scopes import Origin, selection
@@ -172,9 +173,18 @@ def crashes(ws: Workspace) -> str | None:
     return "\n".join(parts)
 
 
+NAMED_AT_MOST = 5
+"""The files an ``incomplete:`` line names; of more, it gives their count and the first
+ones (a big tree's timeout left hundreds; ``--format json`` holds each file's status)."""
+
+
 def incomplete(output: Output, what: str, files: Sequence[str] = ()) -> None:
-    """``incomplete: what: files`` on stderr (the exit status says 3)."""
+    """``incomplete: what: files`` on stderr (the exit status says 3); of more than
+    :data:`NAMED_AT_MOST` files, ``N files: the first ones and M more``."""
     listed = f": {', '.join(files)}" if files else ""
+    if len(files) > NAMED_AT_MOST:
+        first = ", ".join(files[:NAMED_AT_MOST])
+        listed = f": {len(files)} files: {first} and {len(files) - NAMED_AT_MOST} more"
     output.error(f"incomplete: {what}{listed}")
 
 
@@ -209,11 +219,13 @@ class Scope:
     described: str
 
 
-def scope(args: argparse.Namespace, ws: Workspace) -> Scope:
+def scope(args: argparse.Namespace, ws: Workspace, *, formatting: bool = False) -> Scope:
     """The files ``check``, ``format`` and ``fix`` are about (see :class:`Scope`).
 
     The paths given (files and folders, relative to the current folder); without any, the
-    current folder when it lies inside the root, else the whole root.
+    current folder when it lies inside the root, else the whole root. With ``formatting``,
+    also the files of those folders that a server formats and takes for nothing else (ruff
+    and Markdown, as ``ruff format`` finds them).
 
     Raises:
         ServerNotFoundError: none of them is taken by an installed server, but one that is
@@ -231,12 +243,21 @@ def scope(args: argparse.Namespace, ws: Workspace) -> Scope:
                     f"{name} is outside the root {ws.root} (give --root to check it there)"
                 )
         described = ", ".join(given)
+        folders = [full for path in given if (full := Path(os.path.abspath(cwd / path))).is_dir()]
     elif cwd != ws.root and ws.root in cwd.parents:
         described = "the current folder"
+        folders = [cwd]
     else:
         described = "the root"
+        folders = [ws.root]
     files, origins, named = selection(ws, [cwd / path for path in given] or None, cwd)
-    if not any(ws.takes(path) for path in files):
+    wanted = ws.takes
+    if formatting:
+        only = ws.server_choice.formats_only
+        found = (path for folder in folders for path in root_files(ws.root, only, folder))
+        files = list(dict.fromkeys([*files, *found]))
+        wanted = lambda path: ws.takes(path) or only(path)  # noqa: E731
+    if not any(wanted(path) for path in files):
         for file in files:
             missing = ws.server_choice.missing_server(file)
             if missing is not None:

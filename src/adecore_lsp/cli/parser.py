@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -331,6 +332,12 @@ def parse(argv: Sequence[str]) -> argparse.Namespace | int:
     """The parsed command line, or the exit status when parsing ended it (``--help``,
     ``--version``, a usage error)."""
     parser = build_parser()
+    misplaced = misplaced_option(parser, argv)
+    if misplaced is not None:
+        command_parser, message = misplaced
+        command_parser.print_usage(sys.stderr)
+        sys.stderr.write(f"adecore-lsp: error: {message}\n")
+        return FAILURE
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit:
@@ -340,3 +347,85 @@ def parse(argv: Sequence[str]) -> argparse.Namespace | int:
         parser.print_help(sys.stderr)
         return FAILURE
     return args
+
+
+def misplaced_option(
+    parser: argparse.ArgumentParser, argv: Sequence[str]
+) -> tuple[argparse.ArgumentParser, str] | None:
+    """A command's own option given before the command (``--format json references X``):
+    the command's parser and a message saying where the option belongs, with the command
+    line that works; ``None`` when there is no such option (the parser then says what it
+    says)."""
+    before: list[str] = []
+    held: list[tuple[str, list[str]]] = []
+    """Each option not global: its name and its words (its value, when one seems to follow)."""
+    index = 0
+    while index < len(argv) and argv[index].startswith("-") and argv[index] not in ("-", "--"):
+        name, equals, _value = argv[index].partition("=")
+        known = _option(parser, name)
+        takes = (known is None or known.nargs != 0) and not equals and index + 1 < len(argv)
+        if takes and known is None:
+            # Not global: it takes a value when the next word is no option and no command.
+            following = argv[index + 1]
+            takes = not following.startswith("-") and _command_at(parser, argv, index + 1) is None
+        words = list(argv[index : index + 1 + takes])
+        index += 1 + takes
+        if known is not None:
+            before += words
+        else:
+            held.append((name, words))
+    found = _command_at(parser, argv, index) if held else None
+    if found is None:
+        return None
+    command_parser, naming = found
+    shown = []
+    for name, words in held:
+        own = _option(command_parser, name)
+        valued = len(words) == 2 or "=" in words[0]
+        if own is None or (own.nargs == 0) == valued:
+            return None  # not the command's, or not as given: the parser says what is wrong
+        shown.append(own.option_strings[-1])
+    moved = [word for _name, words in held for word in words]
+    rest = argv[index + len(naming) :]
+    fixed = shlex.join(["adecore-lsp", *before, *naming, *moved, *rest])
+    which, them = (
+        (f"{shown[0]} is an option", "it")
+        if len(shown) == 1
+        else (f"{', '.join(shown)} are options", "them")
+    )
+    where = " ".join(naming)
+    return command_parser, f"{which} of the command: put {them} after `{where}` ({fixed})"
+
+
+def _option(parser: argparse.ArgumentParser, name: str) -> argparse.Action | None:
+    """The option of ``parser`` that ``name`` names (in full, or as argparse takes an
+    abbreviation: the start of one long option alone)."""
+    options = {string: action for action in parser._actions for string in action.option_strings}
+    if name in options:
+        return options[name]
+    if not name.startswith("--"):
+        return None
+    starting = {action for string, action in options.items() if string.startswith(name)}
+    return starting.pop() if len(starting) == 1 else None
+
+
+def _command_at(
+    parser: argparse.ArgumentParser, argv: Sequence[str], index: int
+) -> tuple[argparse.ArgumentParser, list[str]] | None:
+    """The command named at ``argv[index]``: its parser (an action's, for a command with
+    actions such as ``daemon start``) and the words that name it."""
+    chosen = _subcommand(parser, argv[index]) if index < len(argv) else None
+    if chosen is None:
+        return None
+    action = _subcommand(chosen, argv[index + 1]) if index + 1 < len(argv) else None
+    if action is not None:
+        return action, list(argv[index : index + 2])
+    return chosen, [argv[index]]
+
+
+def _subcommand(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser | None:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found = action.choices.get(name)
+            return found if isinstance(found, argparse.ArgumentParser) else None
+    return None

@@ -1,5 +1,6 @@
-"""The servers' ``$/progress`` on stderr: bars with ``rich`` on a terminal, plain lines
-otherwise (``server: title message (n%)``), nothing with ``--quiet`` or ``--no-progress``."""
+"""The servers' ``$/progress`` on stderr: bars with ``rich`` on a terminal, otherwise at
+most one plain line per server per phase (``server: title message``), nothing with
+``--quiet`` or ``--no-progress``."""
 
 from __future__ import annotations
 
@@ -22,31 +23,43 @@ class _Silent:
 
 
 class _Lines:
-    """One line per progress report: ``server: title message (n%)``."""
+    """At most one line per phase of a server's work, where a phase is one progress token
+    from its ``begin`` to its ``end``: ``server: title message``, said once the phase has
+    something to say (its ``begin``, else its first ``report`` with a message). A log is
+    read after the fact, so what changes within a phase (percentages, counts going down)
+    is left out, and a phase saying what an earlier one of the same server said (pyright's
+    many one-file analyses, ``1 file to analyze``) is not said again."""
 
     def __init__(self, output: Output) -> None:
         self._output = output
-        self._titles: dict[tuple[str, object], str] = {}
+        self._phases: dict[tuple[str, object], str] = {}
+        """The open phases not yet said, by server and token: their titles."""
+        self._said: dict[str, set[str]] = {}
 
     def progress(self, server: str, params: Any) -> None:
         value = params.get("value") if isinstance(params, Mapping) else None
         if not isinstance(value, Mapping):
             return
         key = (server, params.get("token"))
-        if value.get("kind") == "begin":
-            self._titles[key] = str(value.get("title") or "")
-        title = self._titles.get(key, "")
-        if value.get("kind") == "end":
-            self._titles.pop(key, None)
-        parts = [title, str(value.get("message") or "")]
-        if isinstance(value.get("percentage"), (int, float)):
-            parts.append(f"({value['percentage']:g}%)")
-        if value.get("kind") == "end":
-            parts.append("done")
-        text = one_line(" ".join(part for part in parts if part))
-        if text:
-            self._output.err.write(f"{server}: {text}\n")
-            self._output.err.flush()
+        kind = value.get("kind")
+        if kind == "begin":
+            self._phases[key] = str(value.get("title") or "")
+        elif kind == "end":
+            self._phases.pop(key, None)
+            return
+        if key not in self._phases:
+            return  # said already, or a report of a phase whose begin was not seen
+        title = self._phases[key]
+        text = one_line(" ".join(part for part in (title, str(value.get("message") or "")) if part))
+        if not text:
+            return  # nothing to say yet: said at the first report with a message
+        del self._phases[key]
+        said = self._said.setdefault(server, set())
+        if text in said:
+            return
+        said.add(text)
+        self._output.err.write(f"{server}: {text}\n")
+        self._output.err.flush()
 
     def close(self) -> None:
         pass

@@ -29,9 +29,10 @@ from ..session import LspSession
 from ..write_path import WriteSet
 from . import checking
 from .across_roots import RootAnswers, every_root, roots_of
+from .asking import ask
 from .changes import covered, others_changed
 from .delta import delta_of
-from .files import NotUtf8Error, read_text
+from .files import NotUtf8Error, read_text, root_files
 from .model import AppliedPlan, EditPlan, FileEdit, FileOperation, FileStatus
 from .notebook_editing import (
     document_edit,
@@ -251,12 +252,52 @@ async def format_files(ws: Workspace, paths: Paths) -> EditPlan:
     the plan's ``skipped``, and the others are formatted."""
     edits: list[tuple[Any, str]] = []
     skipped: dict[str, FileStatus] = {}
-    for path in _paths(ws, paths):
+    for path in _format_paths(ws, paths):
         if is_notebook(path):
-            edits.extend(await _each(ws, path, skipped, partial(format_notebook, ws, path)))
+            work = partial(format_notebook, ws, path)
+        elif ws.takes(path):
+            work = partial(_format_one, ws, path)
         else:
-            edits.extend(await _each(ws, path, skipped, partial(_format_one, ws, path)))
+            work = partial(_format_only, ws, path)
+        edits.extend(await _each(ws, path, skipped, work))
     return _skipping(make_plan(ws, edits), skipped)
+
+
+def _format_paths(ws: Workspace, paths: Paths) -> list[Path]:
+    """The files to format: those of :func:`_paths`, and the files a server formats but
+    takes for nothing else (ruff, Markdown), named or in a folder given, as its command line
+    (``ruff format``) finds them."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    only = ws.server_choice.formats_only
+    found = dict.fromkeys(path for path in ws.files_of(paths) if ws.takes(path) or only(path))
+    for given in paths:
+        folder = ws.paths.absolute(given)
+        if folder.is_dir():
+            found.update(dict.fromkeys(root_files(ws.root, only, folder)))
+    return list(found)
+
+
+async def _format_only(ws: Workspace, path: Path) -> list[tuple[Any, str]]:
+    """The formatting edits of a file its servers only format (ruff, a Markdown file):
+    none when none of them registers formatting for its language (a ruff before 0.15 formats
+    no Markdown, nor does its command line). It is closed again: no other call is about it,
+    and a check after a write leaves it out."""
+    handles = ws.server_choice.format_handles(path)
+    uri = ws.paths.uri(path)
+    await ws.sync_disk()
+    await ws.open_files.open_at(path, uri, handles=handles)
+    try:
+        _handle, session, text_edits = await ask(
+            ws, handles, "textDocument/formatting", lambda s: s.formatting(uri), uri, False
+        )
+    except LspError as error:
+        if error.code != ErrorCodes.MethodNotFound:
+            raise
+        return []
+    finally:
+        await ws.close(path)
+    return [(document_edit(uri, text_edits), encoding_of(session))]
 
 
 async def _format_one(ws: Workspace, path: Path) -> list[tuple[Any, str]]:

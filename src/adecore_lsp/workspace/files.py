@@ -4,20 +4,20 @@ A whole-root call (diagnostics of everything, references, a bare-name target) op
 root's files that a server takes. It skips what the root's ``.gitignore`` files ignore and
 the folders no checker reads (``.venv``, ``node_modules``, ``.git``).
 ``git ls-files`` answers where the root is a git work tree (it knows every ignore rule);
-elsewhere the ``.gitignore`` patterns are matched here.
+elsewhere (an sdist, a CI copy, a repository git refuses for its owner) the ``.gitignore``
+files are read here and matched by git's own rules (``gitignore.py``).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import git
+from .gitignore import IgnoreFile, ignored, read_ignore_file
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -101,7 +101,7 @@ def root_files(root: Path, wanted: Callable[[Path], bool], under: Path | None = 
             if wanted(path):
                 found.append(path)
 
-        _files(os.fspath(root), [], _skipped_folder, take, within)
+        _files(os.fspath(root), _root_rules(os.fspath(root)), _skipped_folder, take, within)
         return sorted(found)
     return listed_files(root, listed, wanted, under)
 
@@ -140,14 +140,6 @@ def _git_files(root: Path) -> list[Path] | None:
     return [path for name in names if name and (path := root / name).is_file()]
 
 
-def _patterns(path: Path) -> list[str]:
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-    return [line.rstrip() for line in lines if line.strip() and not line.startswith("#")]
-
-
 TREE_SKIPPED = SKIPPED_FOLDERS | {".hg", ".svn", ".tox", ".nox", ".cache"}
 """Folders whose files no server is told of (besides any ``*_cache`` folder)."""
 
@@ -168,7 +160,7 @@ def tree_stock(root: Path) -> dict[str, Stamp]:
         status = entry.stat()
         found[entry.path] = (status.st_size, status.st_mtime_ns, status.st_ctime_ns)
 
-    _files(os.fspath(root), [], _skipped_in_tree, take, None)
+    _files(os.fspath(root), _root_rules(os.fspath(root)), _skipped_in_tree, take, None)
     return found
 
 
@@ -176,13 +168,9 @@ def _skipped_in_tree(name: str) -> bool:
     return name in TREE_SKIPPED or name.endswith("_cache")
 
 
-_Rule = tuple[str, bool, bool, bool, "re.Pattern[str]"]
-"""A ``.gitignore`` line: its folder, negated, folders only, anchored, the pattern."""
-
-
 def _files(
     folder: str,
-    rules: list[_Rule],
+    rules: tuple[IgnoreFile, ...],
     skipped: Callable[[str], bool],
     take: Callable[[os.DirEntry[str]], None],
     within: str | None,
@@ -196,52 +184,30 @@ def _files(
     except OSError:
         return
     for entry in entries:
-        if entry.name == ".gitignore":
-            rules = [*rules, *_rules(folder, Path(entry.path))]
+        if entry.name == ".gitignore" and not entry.is_symlink():  # git follows no such link
+            found = read_ignore_file(Path(entry.path), folder)
+            if found is not None:
+                rules = (*rules, found)
             break
     inside = within is None or folder == within or folder.startswith(within + os.sep)
     for entry in entries:
         try:
             if entry.is_dir(follow_symlinks=False):
                 path = entry.path
-                if skipped(entry.name) or _matches(path, entry.name, True, rules):
+                if skipped(entry.name) or ignored(path, True, rules):
                     continue
                 toward = within is not None and (within + os.sep).startswith(path + os.sep)
                 if inside or toward:
                     _files(path, rules, skipped, take, within)
-            elif inside and entry.is_file() and not _matches(entry.path, entry.name, False, rules):
+            elif inside and entry.is_file() and not ignored(entry.path, False, rules):
                 take(entry)
         except OSError:
             continue  # gone meanwhile: the next look says so
 
 
-def _rules(folder: str, ignore: Path) -> list[_Rule]:
-    rules = []
-    for pattern in _patterns(ignore):
-        negated = pattern.startswith("!")
-        body = pattern[1:] if negated else pattern
-        folders_only = body.endswith("/")
-        body = body.rstrip("/")
-        anchored = "/" in body
-        rules.append(
-            (
-                folder,
-                negated,
-                folders_only,
-                anchored,
-                re.compile(fnmatch.translate(body.lstrip("/"))),
-            )
-        )
-    return rules
-
-
-def _matches(path: str, name: str, is_dir: bool, rules: list[_Rule]) -> bool:
-    """Whether the ``.gitignore`` rules ignore ``path``: the last matching rule decides."""
-    ignored = False
-    for folder, negated, folders_only, anchored, pattern in rules:
-        if folders_only and not is_dir:
-            continue
-        target = path[len(folder) + 1 :] if anchored else name
-        if pattern.match(target):
-            ignored = not negated
-    return ignored
+def _root_rules(root: str) -> tuple[IgnoreFile, ...]:
+    """What git ignores in every folder of ``root`` before any ``.gitignore``: the
+    repository's own ``.git/info/exclude``, when ``root`` holds a ``.git`` folder that git
+    cannot be asked about (not installed, or refused for its owner)."""
+    found = read_ignore_file(Path(root, ".git", "info", "exclude"), root)
+    return () if found is None else (found,)

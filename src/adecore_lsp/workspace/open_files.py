@@ -215,7 +215,8 @@ class OpenFiles:
             if view is not None:
                 open_in(handle, session, view)
                 continue
-            language_id = handle.spec.language_id(full) or "plaintext"
+            spec = handle.spec
+            language_id = spec.language_id(full) or spec.format_language_id(full) or "plaintext"
             handle.open(session, uri, language_id, text)
         self.texts.forget(uri)
         return handles

@@ -19,10 +19,12 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Awaitable, Coroutine, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import quote
 
-from ..protocol.workspace.changes import Change
+from ..protocol.workspace.changes import Change, moved_roots
 from . import checking, git, scopes
 from .delta import split
 from .files import listed_files, read_text
@@ -163,6 +165,7 @@ async def new_since(
         side = _revision_side(ws, twin_root, twin_files, written, timeout, named or [])
         # Both sides at once: each waits mostly on its own servers.
         after, before = await _both(current, side)
+        before = _as_in_repository(before, tree, top)
         return _compare(ws, twin_root, before, after, changed, renamed_back)
     finally:
         stop.set()
@@ -312,6 +315,24 @@ def _compare(
     complete = after.complete and before.complete
     reason = after.reason if not after.complete else before.reason
     return DiagnosticsReport(introduced, after.files, complete, reason, _sorted(resolved))
+
+
+def _as_in_repository(report: DiagnosticsReport, tree: Path, top: Path) -> DiagnosticsReport:
+    """The revision's findings with their messages naming the repository (``top``) where
+    they name its temporary copy (``tree``), by path or URI: both sides' messages are then
+    compared alike, and no temporary path reaches the caller (it is gone after the call)."""
+    forms = [tree, tree.resolve()]
+    moves = [
+        pair
+        for form in dict.fromkeys(forms)
+        for pair in (
+            (form.as_uri(), top.as_uri()),
+            (quote(str(form)), quote(str(top))),
+            (str(form), str(top)),
+        )
+    ]
+    items = [replace(item, message=moved_roots(item.message, moves)) for item in report.items]
+    return replace(report, items=items)
 
 
 def _sorted(items: list[Diagnostic]) -> list[Diagnostic]:

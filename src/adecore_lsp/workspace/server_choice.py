@@ -329,6 +329,40 @@ class ServerChoice:
             used.update(handles)
         return handles
 
+    def format_handles(self, path: Path) -> list[ServerHandle]:
+        """The handles of the servers that only format ``path`` (made, not started): see
+        :meth:`formats_only`.
+
+        Raises:
+            LspError: the workspace is closed: it starts nothing.
+        """
+        if self.closed:
+            raise WorkspaceClosedError()
+        specs = self._format_specs(path)
+        handles = [self._handle(spec, self.root_for(spec, path)) for spec in specs]
+        used = _USED.get()
+        if used is not None:
+            used.update(handles)
+        return handles
+
+    def formats_only(self, path: Path) -> bool:
+        """Whether a server of this workspace formats ``path`` that none takes
+        (``ServerSpec.format_languages``: ruff and Markdown): a file of ``format`` alone."""
+        return bool(self._format_specs(path))
+
+    def _format_specs(self, path: Path) -> list[ServerSpec]:
+        """The installed servers that format ``path``, which no server takes: each pinned
+        one, else the registry's first."""
+        if self.takes(path):
+            return []
+        specs = [
+            spec
+            for spec in (self.pinned if self.pinned is not None else self.registry)
+            if spec.format_language_id(path) is not None
+            and (self.connect is not None or self.which(spec) is not None)
+        ]
+        return specs if self.pinned is not None else specs[:1]
+
     def _handle(self, spec: ServerSpec, root: Path) -> ServerHandle:
         """The handle of ``spec``'s server at ``root``, made the first time it is asked."""
         key = (spec.id, root)

@@ -38,7 +38,7 @@ _LIST_FIELDS = (
     "data_settings",
     "interpreter_sources",
 )
-_STR_MAP_FIELDS = ("languages", "env")
+_STR_MAP_FIELDS = ("languages", "format_languages", "env")
 _BOOL_FIELDS = (
     "pull_diagnostics",
     "folder_per_configuration",
@@ -153,6 +153,11 @@ class ServerSpec:
     configuration (``root_markers``) as a workspace folder before a file of it is opened
     (ruff: otherwise the file gets the settings of the folder above it, whose exclusions
     may leave a nested project out: its file is then linted by no one)."""
+    format_languages: dict[str, str] = field(default_factory=dict)
+    """Files the server formats and is given for nothing else, as ``languages`` names them:
+    ruff formats the Python code blocks of Markdown (``{".md": "markdown"}``), as ``ruff
+    format`` does and ``ruff check`` does not lint. Only formatting opens them, and only
+    where the server registers formatting for their language."""
     navigation_waits: bool = False
     """The server answers from the lone file until its project has loaded
     (typescript-language-server: a definition is the import line for seconds): a question
@@ -277,13 +282,15 @@ class ServerSpec:
         if name.endswith(NOTEBOOK_SUFFIX) and len(name) > len(NOTEBOOK_SUFFIX):
             # A notebook, of Python unless its kernel says otherwise (known once it is read).
             return "python" if "python" in self.languages.values() else None
-        dot = name.find(".", 1)
-        while dot != -1:
-            found = self.languages.get(name[dot:])
-            if found is not None:
-                return found
-            dot = name.find(".", dot + 1)
-        return None
+        return _by_extension(self.languages, name)
+
+    def format_language_id(self, path: str | os.PathLike[str]) -> str | None:
+        """The ``languageId`` of ``path`` among the files this server only formats
+        (:attr:`format_languages`), or ``None``; matched as :meth:`language_id` matches."""
+        if not self.format_languages:
+            return None
+        name = _name(path)
+        return self.format_languages.get(name) or _by_extension(self.format_languages, name)
 
     def _check_probe(self, probe: object) -> None:
         expected = 'a table {command = "...", arguments = [[...]], empty = "key"}'
@@ -322,6 +329,17 @@ class ServerSpec:
 
 
 SPEC_FIELDS = frozenset(spec_field.name for spec_field in fields(ServerSpec))
+
+
+def _by_extension(languages: Mapping[str, str], name: str) -> str | None:
+    """The language of the longest extension of ``name`` in ``languages``."""
+    dot = name.find(".", 1)
+    while dot != -1:
+        found = languages.get(name[dot:])
+        if found is not None:
+            return found
+        dot = name.find(".", dot + 1)
+    return None
 
 
 def _name(path: str | os.PathLike[str]) -> str:

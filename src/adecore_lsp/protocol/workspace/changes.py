@@ -405,3 +405,20 @@ def split_findings(
     introduced = [number for number in range(len(after)) if number not in matched]
     resolved = [number for number in range(len(before)) if not taken_before[number]]
     return Split(introduced, resolved, matched)
+
+
+_PATH_END: Final = r"(?=$|[/\s'\"`:,;()\[\]{}<>])"
+"""What may follow a root named in a message: the rest of a path, or the end of the path."""
+
+
+def moved_roots(message: str, moves: Sequence[tuple[str, str]]) -> str:
+    """``message`` with each root ``old`` of ``moves`` that it names (as a path, or as the
+    start of a ``file:`` URI) named ``new`` instead. A server's message about a copy of a
+    repository (basedpyright names the files of an import cycle) then reads as the same
+    message about the repository, and the rule compares the two as such; a name that only
+    begins with ``old`` (``old2``) is not a mention of it."""
+    roots = {old: new for old, new in moves if old and old in message}
+    if not roots:
+        return message
+    mentions = "|".join(re.escape(old) for old in sorted(roots, key=len, reverse=True))
+    return re.sub(f"(?:{mentions}){_PATH_END}", lambda found: roots[found.group(0)], message)
