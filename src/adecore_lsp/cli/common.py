@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from ..workspace.files import confined
 from ..workspace.model import Diagnostic, FileStatus, Results
 from ..workspace.notebooks import NotebookView, file_line, notebook_of
 from ..workspace.scopes import Origin, selection
@@ -209,20 +210,24 @@ class Scope:
     described: str
 
 
-def scope(args: argparse.Namespace, ws: Workspace) -> Scope:
+def scope(args: argparse.Namespace, ws: Workspace, output: Output | None = None) -> Scope:
     """The files ``check``, ``format`` and ``fix`` are about (see :class:`Scope`).
 
     The paths given (files and folders, relative to the current folder); without any, the
-    current folder when it lies inside the root, else the whole root.
+    current folder when it lies inside the root, else the whole root. Files whose real path
+    lies outside the root (links out of it) are never read: one named is refused, those a
+    folder holds are left out and counted on ``output``'s stderr.
 
     Raises:
         ServerNotFoundError: none of them is taken by an installed server, but one that is
             not installed would take them (its install hint).
         ValueError: none of them is a file an installed server takes, saying so (a run that
-            checks nothing never looks like a clean check).
+            checks nothing never looks like a clean check); a path named that leads out of
+            the root (``LinkOutOfRootError``).
     """
     cwd = cwd_of(args)
     given: list[str] = list(getattr(args, "paths", None) or [])
+    ws.server_choice.links_out.clear()
     if given:
         for name in given:
             full = Path(os.path.abspath(cwd / name))
@@ -230,12 +235,15 @@ def scope(args: argparse.Namespace, ws: Workspace) -> Scope:
                 raise ValueError(
                     f"{name} is outside the root {ws.root} (give --root to check it there)"
                 )
+            confined(ws.root, full, name)
         described = ", ".join(given)
     elif cwd != ws.root and ws.root in cwd.parents:
         described = "the current folder"
     else:
         described = "the root"
     files, origins, named = selection(ws, [cwd / path for path in given] or None, cwd)
+    if output is not None:
+        say_links_out(output, ws)
     if not any(ws.takes(path) for path in files):
         for file in files:
             missing = ws.server_choice.missing_server(file)
@@ -246,6 +254,20 @@ def scope(args: argparse.Namespace, ws: Workspace) -> Scope:
             "takes (`adecore-lsp servers` lists the servers and their languages)"
         )
     return Scope(files, origins, named, described)
+
+
+def say_links_out(output: Output, ws: Workspace) -> None:
+    """The stderr line counting the files a listing left out as links out of the root
+    (also with ``--quiet``: a file that was not checked must not look checked)."""
+    left = sorted(ws.paths.relative(path) for path in ws.server_choice.links_out)
+    if left:
+        many = len(left) != 1
+        names = ", ".join(shown_path(name) for name in left[:5])
+        names += ", ..." if len(left) > 5 else ""
+        output.warning(
+            f"{len(left)} file{'s' * many} left out: {'links' if many else 'a link'} out of "
+            f"the root, never read ({names})"
+        )
 
 
 def say_unfinished(output: Output, files: dict[str, FileStatus], shown: Shown) -> None:

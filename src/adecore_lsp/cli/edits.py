@@ -122,20 +122,20 @@ async def rename(args: argparse.Namespace, output: Output, ws: Workspace) -> int
     return await _edit(args, output, ws, plan)
 
 
-def _files(args: argparse.Namespace, ws: Workspace) -> list[Path]:
+def _files(args: argparse.Namespace, ws: Workspace, output: Output) -> list[Path]:
     """The files to format or fix (see :func:`.common.scope`) that a server takes; those
     that cannot be read as their kind says are left out by the plan, which names them."""
-    files = scope(args, ws).files
+    files = scope(args, ws, output).files
     return [path for path in files if ws.takes(path)]
 
 
 async def format(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
-    files = _files(args, ws)
+    files = _files(args, ws, output)
     plan = await ws.format(files) if files else EditPlan({}, [], "")
     return await _edit(args, output, ws, plan)
 
 
 async def fix(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
-    files = _files(args, ws)
+    files = _files(args, ws, output)
     plan = await ws.fix(files) if files else EditPlan({}, [], "")
     return await _edit(args, output, ws, plan)

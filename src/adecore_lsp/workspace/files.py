@@ -4,7 +4,9 @@ A whole-root call (diagnostics of everything, references, a bare-name target) op
 root's files that a server takes. It skips what the root's ``.gitignore`` files ignore and
 the folders no checker reads (``.venv``, ``node_modules``, ``.git``).
 ``git ls-files`` answers where the root is a git work tree (it knows every ignore rule);
-elsewhere the ``.gitignore`` patterns are matched here.
+elsewhere the ``.gitignore`` patterns are matched here. A file whose real path lies
+outside the root (a symbolic link out of it, or a file in a linked folder) is never read:
+a listing leaves it out and counts it, a read of it is refused (:func:`confined`).
 """
 
 from __future__ import annotations
@@ -72,6 +74,40 @@ class NotUtf8Error(ValueError):
     checked (``not_utf8``) rather than failing the files around it."""
 
 
+class LinkOutOfRootError(ValueError):
+    """A path inside the root as written whose real path lies outside it (a symbolic link
+    out of the root, or a file in a linked folder): it is never read, as it is never
+    written, so a repository cannot make the tool show a file of the machine."""
+
+    def __init__(self, shown: str) -> None:
+        super().__init__(
+            f"{shown} leads out of the root through a symbolic link (its real path lies "
+            "outside the root): it is not read"
+        )
+        self.shown = shown
+
+
+def leads_out(root: Path, path: Path) -> bool:
+    """Whether ``path``, inside ``root`` as written, has its real path outside ``root``'s.
+    A path given outside the root is the caller's own choice, and is not judged here."""
+    if not path.is_relative_to(root):
+        return False
+    real = Path(os.path.realpath(path))
+    top = Path(os.path.realpath(root))
+    return real != top and top not in real.parents
+
+
+def confined(root: Path, path: Path, shown: str | None = None) -> Path:
+    """``path``, unless it is inside ``root`` as written and its real path is not.
+
+    Raises:
+        LinkOutOfRootError: naming it as ``shown`` (by default, relative to ``root``).
+    """
+    if leads_out(root, path):
+        raise LinkOutOfRootError(shown or path.relative_to(root).as_posix())
+    return path
+
+
 def read_text(path: Path) -> str:
     """A file's text as UTF-8, with its line endings as they are.
 
@@ -87,39 +123,99 @@ def read_text(path: Path) -> str:
         raise NotUtf8Error(f"{path} is not UTF-8 text: {error}") from None
 
 
-def root_files(root: Path, wanted: Callable[[Path], bool], under: Path | None = None) -> list[Path]:
+def root_files(
+    root: Path,
+    wanted: Callable[[Path], bool],
+    under: Path | None = None,
+    *,
+    links_out: set[Path] | None = None,
+) -> list[Path]:
     """The files under ``root`` that ``wanted`` accepts, ignored ones and skipped folders left
     out, sorted by path; with ``under`` (a folder in the root), only those inside it (and
-    only that folder is walked)."""
+    only that folder is walked). A file whose real path lies outside the root is left out,
+    and added to ``links_out`` when given."""
     listed = _git_files(root)
     if listed is None:
         found: list[Path] = []
         within = None if under is None or under == root else os.fspath(under)
+        top = Path(os.path.realpath(root))
 
         def take(entry: os.DirEntry[str]) -> None:
             path = Path(entry.path)
-            if wanted(path):
-                found.append(path)
+            if not wanted(path):
+                return
+            # The walk enters no linked folder: only a link itself can lead out.
+            if entry.is_symlink() and not _within(Path(os.path.realpath(path)), top):
+                if links_out is not None:
+                    links_out.add(path)
+                return
+            found.append(path)
 
         _files(os.fspath(root), [], _skipped_folder, take, within)
         return sorted(found)
-    return listed_files(root, listed, wanted, under)
+    return listed_files(root, listed, wanted, under, links_out=links_out)
 
 
 def listed_files(
-    root: Path, listed: Iterable[Path], wanted: Callable[[Path], bool], under: Path | None = None
+    root: Path,
+    listed: Iterable[Path],
+    wanted: Callable[[Path], bool],
+    under: Path | None = None,
+    *,
+    links_out: set[Path] | None = None,
 ) -> list[Path]:
     """Of the files git lists (``listed``, absolute), those inside ``root`` (and ``under``)
-    that ``wanted`` accepts, skipped folders left out, sorted by path."""
+    that ``wanted`` accepts, skipped folders left out, sorted by path. A file whose real path
+    lies outside the root (a link, or in a linked folder: git lists what its index holds,
+    and an index comes with the repository) is left out, and added to ``links_out``."""
     inside = None if under is None or under == root else under.relative_to(root).parts
-    return sorted(
-        path
-        for path in listed
-        if path.is_relative_to(root)
-        and not SKIPPED_FOLDERS.intersection(parts := path.relative_to(root).parts[:-1])
-        and (inside is None or parts[: len(inside)] == inside)
-        and wanted(path)
-    )
+    reals = _RealFolders(root)
+    found = []
+    for path in listed:
+        if (
+            path.is_relative_to(root)
+            and not SKIPPED_FOLDERS.intersection(parts := path.relative_to(root).parts[:-1])
+            and (inside is None or parts[: len(inside)] == inside)
+            and wanted(path)
+        ):
+            if reals.leads_out(path):
+                if links_out is not None:
+                    links_out.add(path)
+            else:
+                found.append(path)
+    return sorted(found)
+
+
+def _within(real: Path, top: Path) -> bool:
+    return real == top or top in real.parents
+
+
+class _RealFolders:
+    """Where the files of a listing really are: one ``lstat`` a file and one a folder (the
+    real path of each folder remembered), instead of a ``realpath`` of every file."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.top = Path(os.path.realpath(root))
+        self._folders: dict[Path, Path] = {root: self.top}
+
+    def folder(self, folder: Path) -> Path:
+        known = self._folders.get(folder)
+        if known is None:
+            if os.path.islink(folder):
+                known = Path(os.path.realpath(folder))
+            else:
+                known = self.folder(folder.parent) / folder.name
+            self._folders[folder] = known
+        return known
+
+    def leads_out(self, path: Path) -> bool:
+        """Whether ``path`` (inside the root as written) has its real path outside it."""
+        if not _within(self.folder(path.parent), self.top):
+            return True
+        if os.path.islink(path):
+            return not _within(Path(os.path.realpath(path)), self.top)
+        return False
 
 
 def _skipped_folder(name: str) -> bool:
