@@ -241,3 +241,18 @@ def _hook_commands(project: Path) -> list[str]:
     for path in project.rglob("*.json"):
         walk(json.loads(path.read_text()))
     return found
+
+
+def test_a_host_file_that_leads_out_of_the_project_is_refused(tmp_path: Path) -> None:
+    """``.mcp.json`` a link to a file outside the project: neither read nor written."""
+    project = tmp_path / "project"
+    project.mkdir()
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text('{"mine": 1}\n')
+    (project / ".mcp.json").symlink_to(outside)
+    done = run("agents", "setup", "claude-code", "--mcp", "--dry-run", cwd=project)
+    no_traceback(done)
+    assert done.status == 2, done
+    assert ".mcp.json leads out of the root" in done.err
+    assert '"mine"' not in done.out + done.err
+    assert outside.read_text() == '{"mine": 1}\n'
