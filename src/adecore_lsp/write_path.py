@@ -147,6 +147,8 @@ class WriteSet:
             else (self._roots[0] if self._roots else Path("/"))
         )
         self._steps: list[Step] = []
+        self._written: dict[Path, tuple[Path, bytes]] = {}
+        """Each file written, by its real path: the name it was written under, and what."""
         self._expected: dict[Path, _Expectation] = {}
         self._folders: dict[Path, Path] = {}
         self._replaced: list[_Replaced] = []
@@ -209,8 +211,30 @@ class WriteSet:
     def write(
         self, path: str | os.PathLike[str], data: bytes, *, change: int | None = None
     ) -> None:
-        """Give the file at ``path`` (through a symbolic link: its target) ``data``."""
-        self._steps.append(Write(self.locate(path), data, change))
+        """Give the file at ``path`` (through a symbolic link: its target) ``data``.
+
+        Steps are keyed by the real path: the same file given a text under a second name
+        (a link and its target) is one write when the texts are equal, and is refused,
+        naming both names, when they differ (each name's change would undo the other's).
+
+        Raises:
+            EditOutsideRootError: it resolves outside the root.
+            WriteError: the set writes another text to the same file under another name.
+        """
+        real = self.locate(path)
+        given = Path(os.path.abspath(path))
+        earlier = self._written.get(real)
+        if earlier is not None and earlier[0] != given:
+            if earlier[1] == data:
+                return
+            first, second = self._name(earlier[0]), self._name(given)
+            raise WriteError(
+                f"nothing was written: {first} and {second} are one file (a symbolic link and "
+                "its target), given two different texts",
+                change,
+            )
+        self._written[real] = (given, data)
+        self._steps.append(Write(real, data, change))
 
     def make_folder(self, path: str | os.PathLike[str], *, change: int | None = None) -> None:
         self._steps.append(MakeFolder(self.locate(path, follow_links=False), change))

@@ -590,3 +590,23 @@ def test_merged_annotations_and_what_is_not_merged() -> None:
     assert [item for item, _encoding in merged[1:]] == odd
     assert merge_edits([({}, "utf-8")]) == [({"documentChanges": []}, "utf-8")]
     assert merge_edits([]) == []
+
+
+def test_two_names_of_one_file_are_one_file_under_its_real_name() -> None:
+    """``aliases`` names a link's target: the edits of both names go into the target's one
+    text (an edit both give, once), and the plan shows one file, by the target's name."""
+    formatted = [edit(0, 0, 0, 5, "x = 1")]
+    planned = plan(
+        [text_edit("link.py", *formatted), text_edit("a.py", *formatted, edit(1, 0, 1, 3, "y"))],
+        {"link.py": "x  =1\nyyy\n", "a.py": "x  =1\nyyy\n"},
+        aliases={W + "link.py": W + "a.py"},
+    )
+    assert list(planned.files) == ["a.py"]
+    assert planned.files["a.py"].new_text == "x = 1\ny\n"
+    assert "link.py" not in planned.diff
+    with pytest.raises(ValueError, match=r"link\.py and file:///w/a\.py are one file"):
+        plan(
+            [text_edit("link.py", edit(0, 0, 0, 5, "z")), text_edit("a.py", *formatted)],
+            {"link.py": "x  =1\n", "a.py": "x  =1\n"},
+            aliases={W + "link.py": W + "a.py"},
+        )

@@ -274,6 +274,78 @@ def test_several_changes_to_one_file_build_on_each_other() -> None:
     assert view.reads == [P("/w/a.txt")]
 
 
+def test_two_names_of_one_file_are_merged_against_the_text_both_saw() -> None:
+    """A link and its target edited in one edit: the second name's edits are about the text
+    before the first name's (a sequential application would shift them), an edit both give
+    counts once, and the file gets every edit."""
+    view = MemoryView({"/w/real.txt": "one\ntwo\n"}, links={"/w/link.txt": "/w/real.txt"})
+    both = {
+        "documentChanges": [
+            text_edit(f"{W}/real.txt", [edit_(0, 0, 1, 0, ""), edit_(1, 3, 1, 3, "!")]),
+            text_edit(f"{W}/link.txt", [edit_(1, 3, 1, 3, "!"), edit_(1, 0, 1, 0, ">")]),
+        ]
+    }
+    result = applied(plan(both, view))
+    assert [op.text for op in result.operations] == ["two!\n", ">two!\n"]  # type: ignore[union-attr]
+    assert view.reads == [P("/w/real.txt")]
+
+
+@pytest.mark.parametrize(
+    ("changes", "words", "failed"),
+    [
+        # The two names' edits overlap: neither may be dropped.
+        (
+            [("real", [edit_(0, 0, 0, 3, "ONE")]), ("link", [edit_(0, 1, 0, 2, "N")])],
+            "and their edits cannot be put together: edits of",
+            1,
+        ),
+        # One name in two steps, then the other: which text the other's are about is lost.
+        (
+            [
+                ("real", [edit_(0, 0, 0, 0, ">")]),
+                ("real", [edit_(0, 0, 0, 0, ">")]),
+                ("link", [edit_(1, 0, 1, 0, "<")]),
+            ],
+            "edited in several steps",
+            2,
+        ),
+        # Merged, then edited again under either name.
+        (
+            [
+                ("real", [edit_(0, 0, 0, 0, ">")]),
+                ("link", [edit_(1, 0, 1, 0, "<")]),
+                ("link", [edit_(0, 0, 0, 0, "+")]),
+            ],
+            "edited in several steps",
+            2,
+        ),
+    ],
+)
+def test_two_names_whose_edits_cannot_be_merged_are_refused_naming_both(
+    changes: list[tuple[str, list[dict[str, Any]]]], words: str, failed: int
+) -> None:
+    view = MemoryView({"/w/real.txt": "one\ntwo\n"}, links={"/w/link.txt": "/w/real.txt"})
+    edit = {"documentChanges": [text_edit(f"{W}/{name}.txt", e) for name, e in changes]}
+    result = plan(edit, view)
+    refused(result, f"{W}/real.txt and {W}/link.txt are one file", failed)
+    refused(result, words, failed)
+
+
+def test_a_name_renamed_away_starts_afresh() -> None:
+    """What a path's names did is forgotten when it is renamed: a later edit at the new
+    path, through a link to it, is of the file moved there, not a second name's."""
+    view = MemoryView({"/w/a.txt": "one\n", "/w/b.txt": "two\n"}, links={"/w/l.txt": "/w/a.txt"})
+    edit = {
+        "documentChanges": [
+            text_edit(f"{W}/a.txt", [edit_(0, 0, 0, 0, ">")]),
+            {"kind": "rename", "oldUri": f"{W}/a.txt", "newUri": f"{W}/c.txt"},
+            {"kind": "rename", "oldUri": f"{W}/b.txt", "newUri": f"{W}/a.txt"},
+            text_edit(f"{W}/l.txt", [edit_(0, 0, 0, 0, "<")]),
+        ]
+    }
+    assert written(plan(edit, view)) == {P("/w/a.txt"): "<two\n"}
+
+
 # -- resource operations -------------------------------------------------------------
 
 

@@ -7,6 +7,7 @@ Where each host reads them is in its documentation, cited in ``docs/agents.md``.
 from __future__ import annotations
 
 import argparse
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from .._version import __version__
 from .hook_hosts import HOSTS
 from .json_text import with_item, with_member, without_items, without_member
+from .toml_text import with_table, without_table
 
 # Internal to the library: nothing here is public API (the command line is).
 __all__: list[str] = []
@@ -23,6 +25,12 @@ MARK = "<!-- written by `adecore-lsp agents setup`; `--remove` takes it back -->
 """The line that makes a whole file ours (a skill): one without it is never replaced."""
 TIMEOUT = 60
 """The limit the hook entries give the host, in seconds: above ``hook``'s own deadline."""
+
+
+def hook_command(command: str, host: str, event: str) -> str:
+    """The shell line a host runs for a hook (``sh -c``): the program quoted, so that a path
+    with a space or a quote is one word."""
+    return f"{shlex.quote(command)} hook {host} {event}"
 
 
 @dataclass(frozen=True)
@@ -74,7 +82,7 @@ def _claude_code(command: str) -> list[Piece]:
     edits = "|".join(sorted(HOSTS["claude-code"].edit_tools))
 
     def entry(event: str) -> dict[str, Any]:
-        hook = {"type": "command", "command": f"{command} hook claude-code {event}"}
+        hook = {"type": "command", "command": hook_command(command, "claude-code", event)}
         return {"hooks": [{**hook, "timeout": TIMEOUT}]}
 
     return [
@@ -93,7 +101,7 @@ def _gemini_cli(command: str) -> list[Piece]:
     def entry(event: str) -> dict[str, Any]:
         hook: dict[str, Any] = {"name": SERVER_NAME, "type": "command"}
         # Gemini CLI counts a hook's timeout in milliseconds.
-        hook |= {"command": f"{command} hook gemini-cli {event}", "timeout": TIMEOUT * 1000}
+        hook |= {"command": hook_command(command, "gemini-cli", event), "timeout": TIMEOUT * 1000}
         return {"hooks": [hook]}
 
     return [
@@ -113,16 +121,16 @@ def _gemini_cli(command: str) -> list[Piece]:
 
 def _codex(command: str) -> list[Piece]:
     def entry(event: str) -> dict[str, Any]:
-        hook = {"type": "command", "command": f"{command} hook codex {event}"}
+        hook = {"type": "command", "command": hook_command(command, "codex", event)}
         return {"hooks": [{**hook, "timeout": TIMEOUT}]}
 
-    block = f'[mcp_servers.{SERVER_NAME}]\ncommand = "{command}"\nargs = ["mcp"]\n'
+    server = {"command": command, "args": ["mcp"]}
     return [
         Piece(
             "mcp",
             ".codex/config.toml",
-            lambda text: _with_block(text, block),
-            lambda text: _without_block(text, block),
+            lambda text: with_table(text, "mcp_servers", SERVER_NAME, server),
+            lambda text: without_table(text, "mcp_servers", SERVER_NAME),
             empty="",
         ),
         _json_hooks(
@@ -140,7 +148,7 @@ def _codex(command: str) -> list[Piece]:
 
 def _cursor(command: str) -> list[Piece]:
     def entry(event: str) -> dict[str, Any]:
-        return {"command": f"{command} hook cursor {event}", "timeout": TIMEOUT}
+        return {"command": hook_command(command, "cursor", event), "timeout": TIMEOUT}
 
     hooks = _json_hooks(
         ".cursor/hooks.json",
@@ -168,7 +176,7 @@ def _copilot_cli(command: str) -> list[Piece]:
     def entry(event: str) -> dict[str, Any]:
         return {
             "type": "command",
-            "bash": f"{command} hook copilot-cli {event}",
+            "bash": hook_command(command, "copilot-cli", event),
             "timeoutSec": TIMEOUT,
         }
 
@@ -202,25 +210,6 @@ PIECES_OF: dict[str, Callable[[str], list[Piece]]] = {
     "cursor": _cursor,
     "copilot-cli": _copilot_cli,
 }
-
-
-def _with_block(text: str, block: str) -> str:
-    """A TOML table appended, after a blank line, unless a table of that name is there."""
-    header = block.split("\n", 1)[0]
-    if any(line.strip() == header for line in text.splitlines()):
-        return text
-    if not text:
-        return block
-    return text + ("\n" if text.endswith("\n") else "\n\n") + block
-
-
-def _without_block(text: str, block: str) -> str:
-    """The table ``_with_block`` added, taken out with the blank line before it."""
-    for added in ("\n" + block, block):
-        at = text.rfind(added)
-        if at >= 0:
-            return text[:at] + text[at + len(added) :]
-    return text
 
 
 def skill_text(command: str, front: dict[str, str] | None = None) -> str:

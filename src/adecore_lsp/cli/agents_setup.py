@@ -2,10 +2,15 @@
 this project: its MCP server entry, its hooks (``adecore-lsp hook``), and a skill that says
 which command answers which question (the pieces of each host: :mod:`.agents_hosts`).
 
-Entries are merged into the host's files as text (:mod:`.json_text`): every key, comment
-and space the command does not own stays as it was; a second run changes nothing; and
-``--remove`` takes out exactly what it added (a file it created and left empty goes too).
-Every change goes through the write path, all files or none; ``--dry-run`` prints the diff.
+Entries are merged into the host's files as text (:mod:`.json_text`, :mod:`.toml_text`):
+every key, comment and space the command does not own stays as it was, a byte order mark
+and CRLF line ends too; a second run changes nothing; and ``--remove`` gives back the file
+it found, byte for byte, from what setup remembered (:mod:`.agents_memory`): the text
+before setup with the pieces that stay added again. A file changed since setup has its
+entries taken out by their shape instead (a file it created and left empty goes too). Host
+files that are one file (links to one target) are one file: each piece goes into it in
+turn. Every change goes through the write path, all files or none; ``--dry-run`` prints the
+diff.
 """
 
 from __future__ import annotations
@@ -19,24 +24,32 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import LspError
+from ..workspace.files import confined
 from ..write_path import WriteSet
 from .agents_hosts import MARK, PIECES_OF, Piece
+from .agents_memory import Added, Record, forget, recall, remember
 from .hook_hosts import HOSTS
 from .json_text import JsonTextError
+from .toml_text import TomlTextError
 
 # Internal to the library: nothing here is public API (the command line is).
 __all__: list[str] = []
 
 PIECES = ("mcp", "hook", "skill")
+BOM = "\ufeff"
 
 
 @dataclass(frozen=True)
 class Change:
-    """One file's text before and after (``None``: no file)."""
+    """One file's text before and after (``None``: no file), under every name it has
+    here, and what to remember of it once written (``None``: nothing)."""
 
     path: Path
     before: str | None
     after: str | None
+    names: tuple[str, ...] = ()
+    record: Record | None = None
+    real: Path | None = None
 
 
 def executable() -> str:
@@ -52,10 +65,37 @@ def executable() -> str:
 
 
 def _read(path: Path, shown: str) -> str | None:
+    """The file's text as it is on disk (line ends and a byte order mark kept)."""
     try:
-        return path.read_text(encoding="utf-8") if path.exists() else None
-    except (OSError, UnicodeDecodeError) as error:
+        if not path.exists():
+            return None
+        return path.read_bytes().decode("utf-8")
+    except OSError as error:
         raise ValueError(f"{shown}: cannot be read: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{shown}: not UTF-8 text ({error}): left as is") from None
+
+
+@dataclass(frozen=True)
+class _Form:
+    """How a file writes what it holds: a byte order mark, CRLF line ends. Entries are
+    edited without them and written with them."""
+
+    bom: bool
+    crlf: bool
+
+    @classmethod
+    def of(cls, text: str) -> _Form:
+        lines = text.count("\n")
+        return cls(text.startswith(BOM), lines > 0 and text.count("\r\n") == lines)
+
+    def inner(self, text: str) -> str:
+        text = text.removeprefix(BOM) if self.bom else text
+        return text.replace("\r\n", "\n") if self.crlf else text
+
+    def outer(self, text: str) -> str:
+        text = text.replace("\n", "\r\n") if self.crlf else text
+        return BOM + text if self.bom else text
 
 
 def _apply(piece: Piece, text: str | None, remove: bool) -> str | None:
@@ -64,36 +104,113 @@ def _apply(piece: Piece, text: str | None, remove: bool) -> str | None:
         if text is not None and MARK not in text:
             raise ValueError(f"{piece.file} exists and is not one adecore-lsp wrote: left as is")
         return None if remove else piece.add("")
+    if remove and text is None:
+        return None
+    form = _Form.of(text or "")
+    inner = form.inner(text or "")
     try:
-        if remove:
-            if text is None:
-                return None
-            after = piece.remove(text)
-        else:
-            after = piece.add(text or piece.empty)
+        after = piece.remove(inner) if remove else piece.add(inner or piece.empty)
     except JsonTextError as error:
         raise ValueError(f"{piece.file}: not JSON: {error}") from None
-    return None if after == piece.empty else after
+    except TomlTextError as error:
+        raise ValueError(f"{piece.file}: not TOML: {error}") from None
+    if remove and after == inner:
+        return text  # nothing of ours in it: not a byte changed
+    return None if after == piece.empty else form.outer(after)
 
 
 def changes(host: str, root: Path, chosen: list[str], remove: bool) -> list[Change]:
-    """What setup (or ``remove``) would change in ``root``, file by file (pieces that share a
-    file, such as Gemini CLI's settings, are applied one after the other)."""
+    """What setup (or ``remove``) would change in ``root``, file by file: pieces that share
+    a file (Gemini CLI's settings, or two host files linked to one) are applied one after
+    the other to its one text.
+
+    Raises:
+        ValueError: a file that cannot be read or edited, or that leads out of the root.
+    """
     command = executable()
-    texts: dict[str, tuple[str | None, str | None]] = {}
+    pieces: dict[Path, list[Piece]] = {}
+    names: dict[Path, list[str]] = {}
     for piece in PIECES_OF[host](command):
-        if piece.name not in chosen:
-            continue
-        if piece.file not in texts:
-            before = _read(root / piece.file, piece.file)
-            texts[piece.file] = (before, before)
-        before, current = texts[piece.file]
-        texts[piece.file] = (before, _apply(piece, current, remove))
-    return [
-        Change(root / name, before, after)
-        for name, (before, after) in texts.items()
-        if after != before
-    ]
+        if piece.name in chosen:
+            path = confined(root, root / piece.file, piece.file)
+            real = Path(os.path.realpath(path))
+            pieces.setdefault(real, []).append(piece)
+            if piece.file not in names.setdefault(real, []):
+                names[real].append(piece.file)
+    found = []
+    for real, group in pieces.items():
+        first = names[real][0]
+        before = _read(root / first, first)
+        record = recall(real)
+        if record is not None and record.after != before:
+            record = None  # changed since setup: what it remembers is of another text
+        if remove:
+            after, kept = _removed(host, group, before, record, root, real)
+        else:
+            after, kept = _added(host, command, group, before, record, real)
+        if after != before:
+            found.append(Change(root / first, before, after, tuple(names[real]), kept, real))
+    return found
+
+
+def _added(
+    host: str,
+    command: str,
+    group: list[Piece],
+    before: str | None,
+    record: Record | None,
+    real: Path,
+) -> tuple[str | None, Record | None]:
+    """The file with ``group`` added, and its record (the text before the first setup)."""
+    text = before
+    for piece in group:
+        text = _apply(piece, text, remove=False)
+    assert text is not None
+    ours = {(host, piece.name) for piece in group}
+    earlier = [] if record is None else [a for a in record.added if (a.host, a.piece) not in ours]
+    added = (*earlier, *(Added(host, piece.name, command) for piece in group))
+    first = before if record is None else record.before
+    return text, Record(os.fsdecode(real), first, text, added)
+
+
+def _removed(
+    host: str,
+    group: list[Piece],
+    before: str | None,
+    record: Record | None,
+    root: Path,
+    real: Path,
+) -> tuple[str | None, Record | None]:
+    """The file with ``group`` taken out, and its record (``None`` once nothing of ours is
+    left, or when it cannot be known): from the record, the text before setup with the
+    pieces that stay added again; else each entry taken out by its shape."""
+    if record is not None:
+        gone = {(host, piece.name) for piece in group}
+        staying = [a for a in record.added if (a.host, a.piece) not in gone]
+        text = record.before
+        for item in staying:
+            piece = _piece(item, root, real)
+            if piece is None:
+                break  # a piece this version no longer writes: by shape, below
+            text = _apply(piece, text, remove=False)
+        else:
+            if not staying:
+                return text, None
+            assert text is not None
+            return text, Record(record.path, record.before, text, tuple(staying))
+    text = before
+    for piece in group:
+        text = _apply(piece, text, remove=True)
+    return text, None
+
+
+def _piece(item: Added, root: Path, real: Path) -> Piece | None:
+    """The piece ``item`` names, as it writes into the file at ``real`` (a real path)."""
+    makers = PIECES_OF.get(item.host)
+    for piece in makers(item.command) if makers is not None else []:
+        if piece.name == item.piece and Path(os.path.realpath(root / piece.file)) == real:
+            return piece
+    return None
 
 
 def diff(root: Path, found: list[Change]) -> str:
@@ -134,6 +251,24 @@ def write(root: Path, found: list[Change]) -> None:
     writes.commit()
 
 
+def remember_all(found: list[Change]) -> str | None:
+    """Keep what setup wrote of each file (``--remove`` gives it back byte for byte); why
+    that could not be done, if it could not (the files are written all the same)."""
+    try:
+        for change in found:
+            assert change.real is not None
+            if change.record is not None:
+                remember(change.record)
+            else:
+                forget(change.real)
+    except OSError as error:
+        return (
+            f"cannot remember what was written ({error}): --remove will take the entries "
+            "out by their shape"
+        )
+    return None
+
+
 def _left_empty(root: Path, removed: list[Path]) -> list[Path]:
     """The folders under ``root`` that hold nothing but ``removed`` (and folders so left
     empty), deepest first."""
@@ -172,8 +307,12 @@ def run_agents(args: argparse.Namespace) -> int:
     if not found:
         sys.stderr.write("adecore-lsp: nothing to change\n")
     elif not args.dry_run:
+        problem = remember_all(found)
         verb = "removed from" if args.remove else "written to"
         for change in found:
             name = change.path.relative_to(root).as_posix()
-            sys.stderr.write(f"adecore-lsp: {host.name}: {verb} {name}\n")
+            also = f" (also {', '.join(change.names[1:])}: one file)" if change.names[1:] else ""
+            sys.stderr.write(f"adecore-lsp: {host.name}: {verb} {name}{also}\n")
+        if problem:
+            sys.stderr.write(f"adecore-lsp: warning: {problem}\n")
     return 0

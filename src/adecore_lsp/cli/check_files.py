@@ -27,7 +27,7 @@ def check_plan(args: argparse.Namespace, ws: Workspace, output: Output) -> scope
         ValueError: the configurations leave out every file found (a run that checks
             nothing never looks like a clean check).
     """
-    found = scope(args, ws)
+    found = scope(args, ws, output)
     plan = scopes.plan(ws, found.files, found.named, found.origins)
     for notice in plan.notices:
         output.warning(notice)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-from ..workspace.files import root_files
+from ..workspace.files import confined, root_files
 from ..workspace.model import Diagnostic, FileStatus, Results
 from ..workspace.notebooks import NotebookView, file_line, notebook_of
 from ..workspace.scopes import Origin, selection
@@ -219,22 +219,32 @@ class Scope:
     described: str
 
 
-def scope(args: argparse.Namespace, ws: Workspace, *, formatting: bool = False) -> Scope:
+def scope(
+    args: argparse.Namespace,
+    ws: Workspace,
+    output: Output | None = None,
+    *,
+    formatting: bool = False,
+) -> Scope:
     """The files ``check``, ``format`` and ``fix`` are about (see :class:`Scope`).
 
     The paths given (files and folders, relative to the current folder); without any, the
     current folder when it lies inside the root, else the whole root. With ``formatting``,
     also the files of those folders that a server formats and takes for nothing else (ruff
-    and Markdown, as ``ruff format`` finds them).
+    and Markdown, as ``ruff format`` finds them). Files whose real path lies outside the
+    root (links out of it) are never read: one named is refused, those a folder holds are
+    left out and counted on ``output``'s stderr.
 
     Raises:
         ServerNotFoundError: none of them is taken by an installed server, but one that is
             not installed would take them (its install hint).
         ValueError: none of them is a file an installed server takes, saying so (a run that
-            checks nothing never looks like a clean check).
+            checks nothing never looks like a clean check); a path named that leads out of
+            the root (``LinkOutOfRootError``).
     """
     cwd = cwd_of(args)
     given: list[str] = list(getattr(args, "paths", None) or [])
+    ws.server_choice.links_out.clear()
     if given:
         for name in given:
             full = Path(os.path.abspath(cwd / name))
@@ -242,6 +252,7 @@ def scope(args: argparse.Namespace, ws: Workspace, *, formatting: bool = False) 
                 raise ValueError(
                     f"{name} is outside the root {ws.root} (give --root to check it there)"
                 )
+            confined(ws.root, full, name)
         described = ", ".join(given)
         folders = [full for path in given if (full := Path(os.path.abspath(cwd / path))).is_dir()]
     elif cwd != ws.root and ws.root in cwd.parents:
@@ -254,9 +265,16 @@ def scope(args: argparse.Namespace, ws: Workspace, *, formatting: bool = False) 
     wanted = ws.takes
     if formatting:
         only = ws.server_choice.formats_only
-        found = (path for folder in folders for path in root_files(ws.root, only, folder))
+        links_out = ws.server_choice.links_out
+        found = (
+            path
+            for folder in folders
+            for path in root_files(ws.root, only, folder, links_out=links_out)
+        )
         files = list(dict.fromkeys([*files, *found]))
         wanted = lambda path: ws.takes(path) or only(path)  # noqa: E731
+    if output is not None:
+        say_links_out(output, ws)
     if not any(wanted(path) for path in files):
         for file in files:
             missing = ws.server_choice.missing_server(file)
@@ -267,6 +285,20 @@ def scope(args: argparse.Namespace, ws: Workspace, *, formatting: bool = False) 
             "takes (`adecore-lsp servers` lists the servers and their languages)"
         )
     return Scope(files, origins, named, described)
+
+
+def say_links_out(output: Output, ws: Workspace) -> None:
+    """The stderr line counting the files a listing left out as links out of the root
+    (also with ``--quiet``: a file that was not checked must not look checked)."""
+    left = sorted(ws.paths.relative(path) for path in ws.server_choice.links_out)
+    if left:
+        many = len(left) != 1
+        names = ", ".join(shown_path(name) for name in left[:5])
+        names += ", ..." if len(left) > 5 else ""
+        output.warning(
+            f"{len(left)} file{'s' * many} left out: {'links' if many else 'a link'} out of "
+            f"the root, never read ({names})"
+        )
 
 
 def say_unfinished(output: Output, files: dict[str, FileStatus], shown: Shown) -> None:

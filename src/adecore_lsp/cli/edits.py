@@ -122,22 +122,24 @@ async def rename(args: argparse.Namespace, output: Output, ws: Workspace) -> int
     return await _edit(args, output, ws, plan)
 
 
-def _files(args: argparse.Namespace, ws: Workspace, *, formatting: bool = False) -> list[Path]:
+def _files(
+    args: argparse.Namespace, ws: Workspace, output: Output, *, formatting: bool = False
+) -> list[Path]:
     """The files to format or fix (see :func:`.common.scope`) that a server takes (or, to
     format, only formats: ruff and Markdown); those that cannot be read as their kind says
     are left out by the plan, which names them."""
-    files = scope(args, ws, formatting=formatting).files
+    files = scope(args, ws, output, formatting=formatting).files
     only = ws.server_choice.formats_only
     return [path for path in files if ws.takes(path) or (formatting and only(path))]
 
 
 async def format(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
-    files = _files(args, ws, formatting=True)
+    files = _files(args, ws, output, formatting=True)
     plan = await ws.format(files) if files else EditPlan({}, [], "")
     return await _edit(args, output, ws, plan)
 
 
 async def fix(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
-    files = _files(args, ws)
+    files = _files(args, ws, output)
     plan = await ws.fix(files) if files else EditPlan({}, [], "")
     return await _edit(args, output, ws, plan)

@@ -47,6 +47,10 @@ class Node:
         return self.value
 
 
+MAX_DEPTH = 200
+"""How deep objects and arrays may nest: a settings file nested deeper is refused, named,
+rather than read by a recursion that would run out of stack."""
+
 _SPACE = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
 _SCALAR = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null')
 
@@ -55,6 +59,7 @@ class _Reader:
     def __init__(self, text: str) -> None:
         self.text = text
         self.at = 0
+        self.depth = 0
 
     def skip(self) -> None:
         found = _SPACE.match(self.text, self.at)
@@ -80,6 +85,9 @@ class _Reader:
         return Node("scalar", start, self.at, value=json.loads(found.group()))
 
     def _container(self, start: int, kind: str, close: str) -> Node:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.fail(f"objects and arrays nested more than {MAX_DEPTH} deep")
         node = Node(kind, start, start)
         self.at += 1
         while True:
@@ -87,6 +95,7 @@ class _Reader:
             if self.text.startswith(close, self.at):
                 self.at += 1
                 node.end = self.at
+                self.depth -= 1
                 return node
             if kind == "object":
                 key_at = self.at
@@ -279,8 +288,12 @@ def without_items(text: str, path: list[str], marker: str) -> str:
     node: Node | None = parse(text)
     for key in path:
         node = node.get(key) if node is not None and node.kind == "object" else None
-    if node is None or node.kind != "array":
-        return text
+    if (
+        node is None
+        or node.kind != "array"
+        or not any(ours(item.plain(), marker) for item in node.items)
+    ):
+        return text  # nothing of ours: not a byte changed, empty containers kept
     for index in reversed(range(len(node.items))):
         if ours(node.items[index].plain(), marker):
             text = remove_item(text, node, index)

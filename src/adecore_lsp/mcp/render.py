@@ -101,6 +101,16 @@ def _diagnostic_line(item: DiagnosticShape) -> str:
     )
 
 
+def links_out(paths: list[str]) -> str:
+    """The files a listing left out as links out of the root (never read, never checked)."""
+    names = ", ".join(shown_path(path) for path in paths[:5]) + (", ..." if len(paths) > 5 else "")
+    many = len(paths) != 1
+    return (
+        f"{plural(len(paths), 'file')} left out: {'links' if many else 'a link'} out of the "
+        f"root, never read ({names})."
+    )
+
+
 def diagnostics(
     result: DiagnosticList,
     files: Mapping[str, FileStatus],

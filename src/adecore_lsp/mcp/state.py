@@ -29,6 +29,7 @@ from mcp.shared.message import ServerMessageMetadata
 from ..errors import AmbiguousTargetError, LspError
 from ..paths import uri_to_path
 from ..protocol.workspace.targets import PositionTarget, SymbolTarget, parse_target
+from ..workspace.files import confined
 from ..workspace.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -154,7 +155,8 @@ def inside(ws: Workspace, path: str) -> Path:
     """The absolute path of ``path`` (relative to the root, or absolute inside it).
 
     Raises:
-        ValueError: a path outside the root, naming both.
+        ValueError: a path outside the root, naming both; a path inside it whose real path
+            is not (a link out of the root, ``LinkOutOfRootError``): it is never read.
     """
     full = ws.paths.absolute(path)
     if not _within(ws.root, full):
@@ -162,7 +164,7 @@ def inside(ws: Workspace, path: str) -> Path:
             f"{path} is outside the workspace root {ws.root}: give a path relative to the "
             "root, or an absolute path inside it"
         )
-    return full
+    return confined(ws.root, full, path)
 
 
 def _within(root: Path, full: Path) -> bool:

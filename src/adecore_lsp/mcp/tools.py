@@ -79,6 +79,7 @@ async def diagnostics(
     means some file did not finish (its `reason`); never read that as clean."""
 
     async def work(ws: Workspace) -> CallToolResult:
+        ws.server_choice.links_out.clear()
         report = await ws.diagnostics(checked_paths(ws, paths), timeout=ws.timeout)
         kept = [item for item in report.items if RANK[item.severity] <= RANK[min_severity]]
         total, truncated = shapes.counts(kept, limit)
@@ -96,6 +97,9 @@ async def diagnostics(
         if report.left_out:
             result["left_out"] = report.left_out
         text = render.diagnostics(result, report.files, min_severity, ws.timeout)
+        left = sorted(ws.paths.relative(path) for path in ws.server_choice.links_out)
+        if left:
+            text += "\n" + render.links_out(left)
         return answer(text, result, max_chars)
 
     return await call(ctx, work)

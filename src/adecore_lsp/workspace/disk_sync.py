@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..protocol.capabilities.watchers import CHANGED, CREATED, DELETED, watched_changes
-from .files import DiskState, Stamp, read_text, tree_stock
+from .files import DiskState, Stamp, confined, read_text, tree_stock
 
 if TYPE_CHECKING:
     from .servers import ServerHandle
@@ -90,7 +90,7 @@ async def sync_disk(ws: Workspace) -> None:
             continue
         read_at = time.time()
         try:
-            text = read_text(known.path)
+            text = read_text(confined(ws.root, known.path))
         except (OSError, ValueError):
             # Unreadable now (not UTF-8): forget the old text, so the next use of the
             # file reads it again and says why it cannot.

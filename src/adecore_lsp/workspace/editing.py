@@ -70,10 +70,15 @@ def _paths(ws: Workspace, paths: Paths) -> list[Path]:
     return [path for path in ws.files_of(paths) if ws.takes(path)]
 
 
-def _texts(ws: Workspace, edit: Any) -> tuple[dict[str, str | None], list[str]]:
-    """The current text of every URI ``edit`` touches (the open file's, else the disk's)."""
+def _texts(ws: Workspace, edit: Any) -> tuple[dict[str, str | None], list[str], dict[str, str]]:
+    """The current text of every URI ``edit`` touches (the open file's, else the disk's),
+    the folders among them, and the names of one file: each URI whose file the edit also
+    names under another name (a symbolic link and its target) mapped to the URI of its real
+    path, whose text is given too. Steps are keyed by the real path: the plan merges the
+    names' edits or refuses them, never keeping one name's edits alone."""
     texts: dict[str, str | None] = {}
     folders: list[str] = []
+    names: dict[Path, list[str]] = {}
     # A plan that would write outside the root is refused now, not only when applied.
     bounds = WriteSet(ws.root, name=ws.paths.relative)
     for uri in touched_uris(edit):
@@ -81,17 +86,30 @@ def _texts(ws: Workspace, edit: Any) -> tuple[dict[str, str | None], list[str]]:
             path = uri_to_path(uri)
         except ValueError:
             raise ValueError(f"the edit names {uri}, which is not a file") from None
-        bounds.locate(path)
-        known = ws.open_files.get(ws.paths.uri(path))
-        if known is not None:
-            texts[uri] = known.text
-        elif path.is_dir():
+        real = bounds.locate(path)
+        texts[uri] = _text_of(ws, path)
+        if texts[uri] is None and path.is_dir():
+            del texts[uri]
             folders.append(uri)
-        elif path.exists():
-            texts[uri] = read_text(path)
-        else:
-            texts[uri] = None
-    return texts, folders
+        elif texts[uri] is not None:
+            names.setdefault(real, []).append(uri)
+    aliases: dict[str, str] = {}
+    for real, uris in names.items():
+        if len(uris) > 1:
+            target = ws.paths.uri(real)
+            texts.setdefault(target, _text_of(ws, real))
+            aliases.update((uri, target) for uri in uris if uri != target)
+    return texts, folders, aliases
+
+
+def _text_of(ws: Workspace, path: Path) -> str | None:
+    """The open file's text, else the disk's (``None``: no file there)."""
+    known = ws.open_files.get(ws.paths.uri(path))
+    if known is not None:
+        return known.text
+    if path.is_file():
+        return read_text(path)
+    return None
 
 
 def make_plan(ws: Workspace, edits: Sequence[tuple[Any, str]]) -> EditPlan:
@@ -120,8 +138,10 @@ def make_plan(ws: Workspace, edits: Sequence[tuple[Any, str]]) -> EditPlan:
             ws.paths.display(change.uri): cell_diff(ws.paths.display(change.uri), change.cells)
             for change in notebook_changes
         }
-        texts, folders = _texts(ws, edit)
-        planned: PlannedEdit = plan_edit(edit, texts, encoding, ws.paths.display, folders=folders)
+        texts, folders, aliases = _texts(ws, edit)
+        planned: PlannedEdit = plan_edit(
+            edit, texts, encoding, ws.paths.display, folders=folders, aliases=aliases
+        )
         for uri, text in texts.items():
             snapshot.setdefault(ws.paths.display(uri), text)
         touched = [*planned.files, *(op.path for op in planned.operations)]

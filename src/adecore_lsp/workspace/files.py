@@ -5,7 +5,9 @@ root's files that a server takes. It skips what the root's ``.gitignore`` files 
 the folders no checker reads (``.venv``, ``node_modules``, ``.git``).
 ``git ls-files`` answers where the root is a git work tree (it knows every ignore rule);
 elsewhere (an sdist, a CI copy, a repository git refuses for its owner) the ``.gitignore``
-files are read here and matched by git's own rules (``gitignore.py``).
+files are read here and matched by git's own rules (``gitignore.py``). A file whose real
+path lies outside the root (a symbolic link out of it, or a file in a linked folder) is never
+read: a listing leaves it out and counts it, a read of it is refused (:func:`confined`).
 """
 
 from __future__ import annotations
@@ -72,6 +74,60 @@ class NotUtf8Error(ValueError):
     checked (``not_utf8``) rather than failing the files around it."""
 
 
+class LinkOutOfRootError(ValueError):
+    """A path inside the root as written whose real path lies outside it (a symbolic link
+    out of the root, or a file in a linked folder): it is never read, as it is never
+    written, so a repository cannot make the tool show a file of the machine."""
+
+    def __init__(self, shown: str) -> None:
+        super().__init__(
+            f"{shown} leads out of the root through a symbolic link (its real path lies "
+            "outside the root): it is not read"
+        )
+        self.shown = shown
+
+
+def leads_out(root: Path, path: Path) -> bool:
+    """Whether ``path``, inside ``root`` as written, has its real path outside ``root``'s.
+    A path given outside the root is the caller's own choice, and is not judged here.
+
+    One ``lstat`` for each part below the root, and a ``realpath`` only when one of them is
+    a link: asked at each first read of a file, and never remembered (a folder may become
+    a link between two commands of a daemon)."""
+    top, full = os.fspath(root), os.fspath(path)
+    inside = top if top.endswith(os.sep) else top + os.sep
+    if not full.startswith(inside):
+        return False
+    parts = full[len(inside) :].split(os.sep)
+    if ".." in parts:
+        return _outside(root, path)
+    current = inside.rstrip(os.sep)
+    for part in parts:
+        current += os.sep + part
+        try:
+            mode = os.lstat(current).st_mode
+        except OSError:
+            return False  # nothing there to read
+        if stat.S_ISLNK(mode):
+            return _outside(root, path)
+    return False
+
+
+def _outside(root: Path, path: Path) -> bool:
+    return not _within(os.path.realpath(path), os.path.realpath(root))
+
+
+def confined(root: Path, path: Path, shown: str | None = None) -> Path:
+    """``path``, unless it is inside ``root`` as written and its real path is not.
+
+    Raises:
+        LinkOutOfRootError: naming it as ``shown`` (by default, relative to ``root``).
+    """
+    if leads_out(root, path):
+        raise LinkOutOfRootError(shown or path.relative_to(root).as_posix())
+    return path
+
+
 def read_text(path: Path) -> str:
     """A file's text as UTF-8, with its line endings as they are.
 
@@ -87,48 +143,115 @@ def read_text(path: Path) -> str:
         raise NotUtf8Error(f"{path} is not UTF-8 text: {error}") from None
 
 
-def root_files(root: Path, wanted: Callable[[Path], bool], under: Path | None = None) -> list[Path]:
+def root_files(
+    root: Path,
+    wanted: Callable[[Path], bool],
+    under: Path | None = None,
+    *,
+    links_out: set[Path] | None = None,
+) -> list[Path]:
     """The files under ``root`` that ``wanted`` accepts, ignored ones and skipped folders left
     out, sorted by path; with ``under`` (a folder in the root), only those inside it (and
-    only that folder is walked)."""
-    listed = _git_files(root)
+    only that folder is walked). A file whose real path lies outside the root is left out,
+    and added to ``links_out`` when given."""
+    links: set[Path] = set()
+    listed = _git_files(root, links)
     if listed is None:
         found: list[Path] = []
         within = None if under is None or under == root else os.fspath(under)
+        top = os.path.realpath(root)
 
         def take(entry: os.DirEntry[str]) -> None:
             path = Path(entry.path)
-            if wanted(path):
-                found.append(path)
+            if not wanted(path):
+                return
+            # The walk enters no linked folder: only a link itself can lead out.
+            if entry.is_symlink() and not _within(os.path.realpath(path), top):
+                if links_out is not None:
+                    links_out.add(path)
+                return
+            found.append(path)
 
         _files(os.fspath(root), _root_rules(os.fspath(root)), _skipped_folder, take, within)
         return sorted(found)
-    return listed_files(root, listed, wanted, under)
+    return listed_files(root, listed, wanted, under, links_out=links_out, links=links)
 
 
 def listed_files(
-    root: Path, listed: Iterable[Path], wanted: Callable[[Path], bool], under: Path | None = None
+    root: Path,
+    listed: Iterable[Path],
+    wanted: Callable[[Path], bool],
+    under: Path | None = None,
+    *,
+    links_out: set[Path] | None = None,
+    links: set[Path] | None = None,
 ) -> list[Path]:
     """Of the files git lists (``listed``, absolute), those inside ``root`` (and ``under``)
-    that ``wanted`` accepts, skipped folders left out, sorted by path."""
+    that ``wanted`` accepts, skipped folders left out, sorted by path. A file whose real path
+    lies outside the root (a link, or in a linked folder: git lists what its index holds,
+    and an index comes with the repository) is left out, and added to ``links_out``.
+    ``links``: which of ``listed`` are symbolic links, when known (else each is looked at)."""
     inside = None if under is None or under == root else under.relative_to(root).parts
-    return sorted(
-        path
-        for path in listed
-        if path.is_relative_to(root)
-        and not SKIPPED_FOLDERS.intersection(parts := path.relative_to(root).parts[:-1])
-        and (inside is None or parts[: len(inside)] == inside)
-        and wanted(path)
-    )
+    reals = _RealFolders(root)
+    found = []
+    for path in listed:
+        if (
+            path.is_relative_to(root)
+            and not SKIPPED_FOLDERS.intersection(parts := path.relative_to(root).parts[:-1])
+            and (inside is None or parts[: len(inside)] == inside)
+            and wanted(path)
+        ):
+            if reals.leads_out(path, None if links is None else path in links):
+                if links_out is not None:
+                    links_out.add(path)
+            else:
+                found.append(path)
+    return sorted(found)
+
+
+def _within(real: str, top: str) -> bool:
+    return real == top or real.startswith(top if top.endswith(os.sep) else top + os.sep)
+
+
+class _RealFolders:
+    """Where the files of a listing really are: one ``lstat`` a file and one a folder (the
+    real path of each folder remembered for this listing), instead of a ``realpath`` of
+    every file."""
+
+    def __init__(self, root: Path) -> None:
+        self.top = os.path.realpath(root)
+        self._folders: dict[str, str] = {os.fspath(root): self.top}
+
+    def folder(self, folder: str) -> str:
+        known = self._folders.get(folder)
+        if known is None:
+            parent, _, name = folder.rpartition(os.sep)
+            if os.path.islink(folder):
+                known = os.path.realpath(folder)
+            else:
+                known = os.path.join(self.folder(parent), name)
+            self._folders[folder] = known
+        return known
+
+    def leads_out(self, path: Path, link: bool | None = None) -> bool:
+        """Whether ``path`` (inside the root as written; ``link``: whether it is a symbolic
+        link, when known) has its real path outside it."""
+        text = os.fspath(path)
+        if not _within(self.folder(os.path.dirname(text)), self.top):
+            return True
+        if link is None:
+            link = os.path.islink(text)
+        return link and not _within(os.path.realpath(text), self.top)
 
 
 def _skipped_folder(name: str) -> bool:
     return name in SKIPPED_FOLDERS
 
 
-def _git_files(root: Path) -> list[Path] | None:
+def _git_files(root: Path, links: set[Path] | None = None) -> list[Path] | None:
     """The files git lists in ``root`` (tracked, and untracked ones it does not ignore), when
-    ``root`` is the top of a git work tree; ``None`` otherwise, or when git cannot say."""
+    ``root`` is the top of a git work tree; ``None`` otherwise, or when git cannot say. The
+    symbolic links among them are added to ``links`` (one ``lstat`` a file says both)."""
     if not (root / ".git").exists():
         return None
     try:
@@ -137,7 +260,21 @@ def _git_files(root: Path) -> list[Path] | None:
     except git.GitError:
         return None
     names = out.decode("utf-8", "surrogateescape").split("\0")
-    return [path for name in names if name and (path := root / name).is_file()]
+    found = []
+    for name in names:
+        if name:
+            path = root / name
+            try:
+                mode = os.lstat(path).st_mode
+                if stat.S_ISLNK(mode):
+                    mode = os.stat(path).st_mode
+                    if links is not None:
+                        links.add(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(mode):
+                found.append(path)
+    return found
 
 
 TREE_SKIPPED = SKIPPED_FOLDERS | {".hg", ".svn", ".tox", ".nox", ".cache"}

@@ -33,6 +33,7 @@ from ..protocol.documents.notebooks import (
 from ..protocol.documents.positions import LineIndex
 from ..protocol.documents.uris import uri_to_path
 from ..protocol.workspace.finality import Mode
+from .files import confined
 from .model import Diagnostic, Location
 from .registry import ServerSpec
 from .server_spec import NOTEBOOK_SUFFIX
@@ -342,7 +343,8 @@ def notebook_of(ws: Workspace, path: str) -> NotebookView | None:
         return view
     full = ws.paths.absolute(path)
     try:
-        return view_of(full, ws.paths.uri(full), full.read_text(encoding="utf-8"))
+        text = confined(ws.root, full).read_text(encoding="utf-8")
+        return view_of(full, ws.paths.uri(full), text)
     except (OSError, ValueError):
         return None
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import WorkspaceClosedError
 from ..write_path import WriteSet
-from .files import DiskState, read_text, root_files
+from .files import DiskState, confined, read_text, root_files
 from .notebooks import (
     NotebookView,
     close_in,
@@ -62,7 +62,7 @@ class OpenFiles:
         """The text behind each cell URI and joined-document URI of an open notebook."""
         self._notebook_parts: dict[str, NotebookView] = {}
         """Each open notebook by the URIs of its cells and of its joined document."""
-        self.texts = Texts(self.current_text)
+        self.texts = Texts(self.current_text, paths.root)
         self._in_root: bool | None = None
 
     # -- what is open ---------------------------------------------------------------------
@@ -120,13 +120,15 @@ class OpenFiles:
 
         Raises:
             ValueError: a path that is not a file, naming it.
+            LinkOutOfRootError: a path inside the root whose real path is not (a
+                ``ValueError``), naming it: it is never read.
         """
         return self._is_file(self.paths.absolute(path))
 
     def _is_file(self, full: Path) -> Path:
         if not full.is_file():
             raise ValueError(f"{self.paths.relative(full)} is not a file (the root is {self.root})")
-        return full
+        return confined(self.root, full, self.paths.relative(full))
 
     # -- opening, changing, closing ---------------------------------------------------------
 
@@ -160,6 +162,7 @@ class OpenFiles:
             disk = DiskState.of_file(full)
             if disk is None:
                 self._is_file(full)  # raises, naming the path
+            confined(self.root, full, self.paths.relative(full))
             known = OpenFile(full, read_text(full), disk)
             self._open[uri] = known
         else:

@@ -52,53 +52,103 @@ def _safe(path: str) -> str:
     return path
 
 
+def _one_name_each(paths: list[str]) -> None:
+    """A GitError when a path is listed twice, or is both an entry and a folder of another
+    (a crafted tree can hold a name twice: a link to a folder outside, and a folder holding
+    a link, which would be written through the first)."""
+    seen: set[str] = set()
+    for path in paths:
+        if path in seen:
+            raise git.GitError(f"the revision holds {path!r} twice, as git would not check out")
+        seen.add(path)
+    for path in paths:
+        parts = path.split("/")
+        for end in range(1, len(parts)):
+            above = "/".join(parts[:end])
+            if above in seen:
+                raise git.GitError(
+                    f"the revision holds {above!r} both as a file and as a folder (of "
+                    f"{path!r}), as git would not check out"
+                )
+
+
 def write_revision(
     top: Path, commit: str, folder: Path, guarded: list[Path], stop: threading.Event
 ) -> list[Path]:
     """Write the files of ``commit`` (of the repository at ``top``) into ``folder``, as
-    committed; the files written (links included), sorted. ``stop`` set, it ends early with
-    a GitError."""
+    committed; the files written (links included), sorted. Nothing is created outside
+    ``folder``: no name twice, no entry below a link, every folder made one at a time and
+    never through a link. ``stop`` set, it ends early with a GitError."""
     entries: dict[str, list[tuple[str, str]]] = {}
     links: list[tuple[str, str]] = []
+    submodules: list[str] = []
     for line in _z(git.run(top, "ls-tree", "-r", "-z", "--full-tree", commit, guarded=guarded)):
         head, _, path = line.partition("\t")
         mode, kind, oid = head.split(" ")
         path = _safe(path)
         if kind == "commit":  # a submodule: an empty folder, as git leaves it
-            (folder / path).mkdir(parents=True, exist_ok=True)
+            submodules.append(path)
         elif kind == "blob" and mode == LINK:
             links.append((oid, path))
         elif kind == "blob":
             entries.setdefault(oid, []).append((mode, path))
+    _one_name_each(
+        [*submodules, *(path for _, path in links), *(p for e in entries.values() for _, p in e)]
+    )
     written: list[Path] = []
     try:
+        for path in submodules:
+            os.mkdir(make_folders(folder, folder / path))
         for oid, data in git.objects(top, list(entries), guarded=guarded):
             if stop.is_set():
                 raise git.GitError("the revision's files were no longer wanted")
             if data is None:
                 raise git.GitError(f"git has no object {oid} of revision {commit}")
             for mode, path in entries[oid]:
-                written.append(_write(folder / path, data, mode == EXECUTABLE))
+                written.append(_write(folder, folder / path, data, mode == EXECUTABLE))
         link_targets = dict(git.objects(top, [oid for oid, _ in links], guarded=guarded))
         # Links last: no file above is written through one.
         for oid, path in links:
             target = link_targets.get(oid)
             if target is None:
                 raise git.GitError(f"git has no object {oid} of revision {commit}")
-            full = folder / path
-            full.parent.mkdir(parents=True, exist_ok=True)
-            os.symlink(os.fsdecode(target), full)
-            written.append(full)
+            written.append(make_link(folder, folder / path, os.fsdecode(target)))
     except OSError as error:
         raise git.GitError(f"writing the files of {commit[:12]} failed: {error}") from None
     return sorted(written)
 
 
-def _write(path: Path, data: bytes, executable: bool) -> Path:
+def make_folders(top: Path, path: Path) -> Path:
+    """Make the folders between ``top`` and ``path`` one at a time, each a real folder
+    (never a link, never through one): whatever is then made at ``path`` is inside ``top``.
+
+    Raises:
+        GitError: one of them is a link or a file, naming it.
+    """
+    current = top
+    for part in path.relative_to(top).parts[:-1]:
+        current = current / part
+        try:
+            os.mkdir(current)
+        except FileExistsError:
+            if not stat.S_ISDIR(os.lstat(current).st_mode):  # a link to a folder included
+                raise git.GitError(
+                    f"the revision holds {current.relative_to(top).as_posix()!r} as a link or "
+                    "a file, and something below it: nothing is written through it"
+                ) from None
+    return path
+
+
+def make_link(top: Path, path: Path, target: str) -> Path:
+    """A symbolic link at ``path`` (below ``top``) to ``target``, never through a link."""
+    os.symlink(target, make_folders(top, path))
+    return path
+
+
+def _write(top: Path, path: Path, data: bytes, executable: bool) -> Path:
     """A new file (never through a link, never over a file) with ``data``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    descriptor = os.open(path, flags, 0o777 if executable else 0o666)
+    descriptor = os.open(make_folders(top, path), flags, 0o777 if executable else 0o666)
     with open(descriptor, "wb") as file:
         file.write(data)
     return path

@@ -27,9 +27,9 @@ from urllib.parse import quote
 from ..protocol.workspace.changes import Change, moved_roots
 from . import checking, git, scopes
 from .delta import split
-from .files import listed_files, read_text
+from .files import leads_out, listed_files, read_text
 from .model import Diagnostic, DiagnosticsReport
-from .revision_tree import moves, texts_at, write_revision
+from .revision_tree import make_link, moves, texts_at, write_revision
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -79,8 +79,11 @@ def _link_ignored(work: Path, tree: Path) -> None:
         if (source.exists() or source.is_symlink()) and not (
             target.exists() or target.is_symlink()
         ):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.symlink_to(source, target_is_directory=source.is_dir())
+            try:
+                # Never through a folder the revision made a link (``build``).
+                make_link(tree, target, os.fspath(source))
+            except git.GitError:
+                continue
 
 
 def _guarded(ws: Workspace, top: Path) -> list[Path]:
@@ -152,9 +155,11 @@ async def new_since(
             raise
         twin_root = tree / below
         _link_ignored(top, tree)
-        if below != Path(".") and twin_root.is_dir():
+        # A root the revision made a link (to a folder outside the copy) is never followed.
+        existed = twin_root.is_dir() and not leads_out(tree, twin_root)
+        if below != Path(".") and existed:
             _link_ignored(ws.root, twin_root)
-        if not twin_root.is_dir():
+        if not existed:
             # The root did not exist at the revision: everything in it is new.
             after = await current
             return DiagnosticsReport(after.items, after.files, after.complete, after.reason)
@@ -212,7 +217,7 @@ def _files_at_revision(
         if name in added and name not in renamed_back:
             continue
         was = twin_root / renamed_back.get(name, name)
-        if was.is_file():
+        if was.is_file() and not leads_out(twin_root, was):
             found.append(was)
     return found
 
@@ -307,8 +312,11 @@ def _compare(
     changes: dict[str, Change] = {}
     for name in with_findings & changed:
         old_path = twin_root / renamed_back.get(name, name)
+        new_path = ws.paths.absolute(name)
+        if leads_out(twin_root, old_path) or leads_out(ws.root, new_path):
+            continue  # a link out of the root: never read
         try:
-            changes[name] = Change(read_text(old_path), read_text(ws.paths.absolute(name)))
+            changes[name] = Change(read_text(old_path), read_text(new_path))
         except (OSError, ValueError):
             continue  # added, deleted or unreadable: no lines to carry
     introduced, resolved, _unchanged = split(before.items, after.items, changes, renamed)

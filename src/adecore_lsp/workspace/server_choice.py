@@ -122,6 +122,8 @@ class ServerChoice:
         project's ``servers``), or ``None``: the registry chooses for each file."""
         self.closed = False
         """Set when the workspace closes: no handle is made after that."""
+        self.links_out: set[Path] = set()
+        """The files a listing of the root left out as links out of it (never read)."""
         self._handles: dict[tuple[str, Path], ServerHandle] = {}
         self._roots: dict[tuple[str, str], Path] = {}
         self._markers: dict[tuple[str, ...], tuple[Marker, ...]] = {}
@@ -300,7 +302,7 @@ class ServerChoice:
             ServerNotFoundError: there are none, but the root has files that a server of
                 this workspace would take if it were installed (never an empty "clean").
         """
-        files = root_files(self.root, self.takes, under)
+        files = root_files(self.root, self.takes, under, links_out=self.links_out)
         if not files:
             for path in root_files(self.root, self.would_take, under):
                 project, pinned = self.project_of(path)

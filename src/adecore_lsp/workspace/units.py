@@ -14,6 +14,7 @@ from typing import Any
 
 from ..paths import path_to_uri, uri_to_path
 from ..protocol.documents.positions import LineIndex, PositionEncoding
+from .files import leads_out
 from .model import Diagnostic, Location, Severity
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -96,10 +97,13 @@ class Paths:
 
 class Texts:
     """The text of each file a conversion needs: what ``current`` says (the open document),
-    else the file on disk read once as UTF-8; ``None`` for a file that cannot be read."""
+    else the file on disk read once as UTF-8; ``None`` for a file that cannot be read, and,
+    given ``root``, for a file inside it whose real path is not (a link out of the root is
+    never read: its lines never reach a location's text)."""
 
-    def __init__(self, current: Callable[[str], str | None]) -> None:
+    def __init__(self, current: Callable[[str], str | None], root: Path | None = None) -> None:
         self._current = current
+        self._root = root
         self._indexes: dict[str, tuple[str, LineIndex]] = {}
 
     def index(self, uri: str, path: Path | None = None) -> LineIndex | None:
@@ -111,6 +115,8 @@ class Texts:
                 return cached[1]
             try:
                 file = path if path is not None else uri_to_path(uri)
+                if self._root is not None and leads_out(self._root, file):
+                    return None
                 text = file.read_text(encoding="utf-8", errors="replace")
             except (OSError, ValueError):
                 return None

@@ -20,6 +20,7 @@ from ..protocol.workspace.changes import Change
 from . import checking, scopes
 from .changes import _restore, others_changed
 from .delta import split
+from .files import leads_out
 from .model import DiagnosticsReport
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ def warm(ws: Workspace, changed: Sequence[Path]) -> bool:
     for path in changed:
         if not path.is_file() or (path != ws.root and ws.root not in path.parents):
             return False
+        if leads_out(ws.root, path):
+            return False  # never read: the copy's side leaves it out of both sides
         if not ws.takes(path):
             return False
         handles = ws.handles_for(path)

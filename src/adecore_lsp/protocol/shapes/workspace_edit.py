@@ -18,6 +18,11 @@ overlay, and returns an :class:`EditPlan` of operations for the I/O layer to run
   opened again by this edit, has no version to match); ``null`` means the text as it is.
   Every change to one document is checked against the version it had before the edit.
 - A text edit needs an existing file (one created earlier in the same edit counts).
+- Two names of one file (a symbolic link and its target: ``view.locate`` leads both to one
+  path) are one file: the edits of the second name are about the text before the first
+  name's, as the server saw both, so the two are merged (an edit both give, once) against
+  that text; edits that overlap, or a name edited in several steps before the other, are
+  refused naming both names.
 - Create: an existing file is refused unless ``overwrite`` (which wins) or
   ``ignoreIfExists``; missing parent folders are created. Rename: the source must exist; an
   existing target is refused unless ``overwrite`` or ``ignoreIfExists``. Delete: a missing
@@ -344,6 +349,20 @@ class _Folder:
 _Entry = _File | _Folder | None
 
 
+@dataclass
+class _Named:
+    """The text changes made so far at a path, under the one name that made them."""
+
+    uri: str
+    base: str
+    """The text before the first of them."""
+    edits: tuple[tuple[_Span, str], ...]
+    """The edits of the first of them (about ``base``)."""
+    changes: int = 1
+    other: str | None = None
+    """The second name, once its edits were merged."""
+
+
 class _Planner:
     def __init__(
         self,
@@ -359,6 +378,8 @@ class _Planner:
             for path, doc in documents.items()
         }
         self.operations: list[Operation] = []
+        self.named: dict[PurePath, _Named] = {}
+        """Who changed the text at each path so far (a link and its target are one path)."""
 
     # -- the state so far --------------------------------------------------------------
 
@@ -423,7 +444,9 @@ class _Planner:
     def drop(self, path: PurePath) -> None:
         for key in list(self.under(path)):
             del self.overlay[key]
+            self.named.pop(key, None)
         self.overlay[path] = None
+        self.named.pop(path, None)
 
     # -- changes -----------------------------------------------------------------------
 
@@ -449,9 +472,33 @@ class _Planner:
                     f"the edit is for version {change.version}"
                 )
         text = self.text_of(path, entry)
-        entry.text = new = apply_text_edits(text, change.edits, self.encoding, change.uri)
+        named = self.named.get(path)
+        if named is not None and (named.other is not None or named.uri != change.uri):
+            new = self._merged(named, change)
+        else:
+            new = apply_text_edits(text, change.edits, self.encoding, change.uri)
+            if named is None:
+                self.named[path] = _Named(change.uri, text, change.edits)
+            else:
+                named.changes += 1
+        entry.text = new
         self.overlay[path] = entry
         self.operations.append(WriteText(path, new, entry.document, number))
+
+    def _merged(self, named: _Named, change: TextChange) -> str:
+        """The text of a file edited under a second name: both names' edits against the
+        text before the first name's (an edit both give, once)."""
+        other = named.other or change.uri
+        both = f"{named.uri} and {other} are one file (a symbolic link and its target)"
+        if named.changes != 1 or named.other is not None:
+            raise _Refused(f"{both}, edited in several steps: the edits cannot be put together")
+        edits = named.edits + tuple(edit for edit in change.edits if edit not in named.edits)
+        try:
+            new = apply_text_edits(named.base, edits, self.encoding, change.uri)
+        except ValueError as error:
+            raise _Refused(f"{both}, and their edits cannot be put together: {error}") from None
+        named.other = change.uri
+        return new
 
     def create(self, number: int, change: ResourceChange) -> None:
         path = self.view.locate(change.uri, follow_links=False)

@@ -230,10 +230,17 @@ def merge_edits(edits: Sequence[tuple[object, str]]) -> list[tuple[object, str]]
 
 
 class _GivenFiles:
-    """A ``WorkspaceView`` over the texts the caller read: files, folders, and nothing else."""
+    """A ``WorkspaceView`` over the texts the caller read: files, folders, and nothing else;
+    a text edit of a name in ``aliases`` is of the file it maps to (a link's target)."""
 
-    def __init__(self, texts: Mapping[PurePath, str | None], folders: Collection[PurePath]):
+    def __init__(
+        self,
+        texts: Mapping[PurePath, str | None],
+        folders: Collection[PurePath],
+        aliases: Mapping[PurePath, PurePath],
+    ):
         self.texts = texts
+        self.aliases = aliases
         self.folders = set(folders)
         self.around: set[PurePath] = set()  # the folders that hold something
         for path, text in texts.items():
@@ -243,7 +250,8 @@ class _GivenFiles:
             self.around.update(folder.parents)
 
     def locate(self, uri: str, *, follow_links: bool) -> PurePath:
-        return _path_of(uri)
+        path = _path_of(uri)
+        return self.aliases.get(path, path) if follow_links else path
 
     def kind(self, path: PurePath) -> Kind | None:
         if path in self.folders or path in self.around:
@@ -383,11 +391,16 @@ def plan_edit(
     *,
     folders: Collection[str] = (),
     versions: Mapping[str, int] | None = None,
+    aliases: Mapping[str, str] | None = None,
 ) -> PlannedEdit:
     """The preview of ``edit`` (either form of ``WorkspaceEdit``) made against ``texts``.
 
     ``texts`` maps each URI of :func:`touched_uris` to its current text, ``None`` for one
-    that does not exist; ``folders`` lists those of them that are folders. Positions are in
+    that does not exist; ``folders`` lists those of them that are folders. ``aliases`` maps
+    a URI to the URI of the file it is another name of (a symbolic link to its target,
+    whose text ``texts`` gives too): the text edits of both names are one file's, merged or
+    refused (:mod:`.workspace_edit`), and the plan shows the file once, under the target's
+    name. Positions are in
     ``encoding``. ``relative`` turns a URI into the path to show. ``versions`` maps the
     URIs of the open documents to their versions, to check the versions the edit names;
     with ``None`` (the default) they are not checked, the texts being what is current.
@@ -411,7 +424,8 @@ def plan_edit(
     for uri in _uris(parsed):
         if _path_of(uri) not in given and _path_of(uri) not in folder_paths:
             raise ValueError(f"no current text was given for {uri}: read every touched URI")
-    view = _GivenFiles(given, folder_paths)
+    same = {_path_of(uri): _path_of(target) for uri, target in (aliases or {}).items()}
+    view = _GivenFiles(given, folder_paths, same)
     documents: dict[PurePath, TextDocument] = {}
     if versions is None:
         parsed = ParsedEdit(
