@@ -556,3 +556,35 @@ def test_new_since_checks_each_sides_scope(tmp_path: Path) -> None:
     )
     assert named.status == 1, named.err
     assert named.out.startswith("scripts/s.py:1:10: error")
+
+
+def test_what_the_listing_leaves_aside_is_counted_with_why(tmp_path: Path) -> None:
+    """Folders no checker reads and what ``.gitignore`` ignores are left out of a check and
+    said on stderr, with the first few names: outside git (the walk) and inside (git's
+    listing names no ignored file, but a committed folder no checker reads is said)."""
+    need("ruff")
+    root = write(
+        tmp_path / "tree",
+        {
+            ".venv/lib/v.py": UNUSED,
+            "node_modules/p/n.py": UNUSED,
+            "build/b.py": UNUSED,
+            "pkg/a.py": UNUSED,
+            "gen.py": UNUSED,
+            "notes.txt": "",
+            ".gitignore": "build/\ngen.py\nnotes.txt\n",
+        },
+    )
+    ran = run("check", "--server", "ruff", "--no-progress", cwd=root)
+    assert ran.status == 0, ran.err
+    assert ran.err.splitlines() == [
+        "left out: 2 folders no checker reads (.venv/, node_modules/)",
+        "left out: 1 folder and 1 file that .gitignore ignores (build/, gen.py)",
+    ]
+    write(root, {".gitignore": "build/\ngen.py\nnotes.txt\n.venv/\n"})
+    git(root, "init", "-q")
+    git(root, "add", "-f", "node_modules/p/n.py")
+    ran = run("check", "--server", "ruff", "--no-progress", cwd=root)
+    assert ran.err.splitlines() == ["left out: 1 folder no checker reads (node_modules/)"]
+    quiet = run("check", "--server", "ruff", "--quiet", cwd=root)
+    assert quiet.err == ""

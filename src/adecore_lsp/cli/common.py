@@ -245,6 +245,7 @@ def scope(
     cwd = cwd_of(args)
     given: list[str] = list(getattr(args, "paths", None) or [])
     ws.server_choice.links_out.clear()
+    ws.server_choice.aside.clear()
     if given:
         for name in given:
             full = Path(os.path.abspath(cwd / name))
@@ -275,6 +276,7 @@ def scope(
         wanted = lambda path: ws.takes(path) or only(path)  # noqa: E731
     if output is not None:
         say_links_out(output, ws)
+        say_aside(output, ws)
     if not any(wanted(path) for path in files):
         for file in files:
             missing = ws.server_choice.missing_server(file)
@@ -299,6 +301,23 @@ def say_links_out(output: Output, ws: Workspace) -> None:
             f"{len(left)} file{'s' * many} left out: {'links' if many else 'a link'} out of "
             f"the root, never read ({names})"
         )
+
+
+def say_aside(output: Output, ws: Workspace) -> None:
+    """The stderr note counting what the listing left aside, by reason, naming the first
+    few: ``left out: 2 folders no checker reads (.venv/, node_modules/)``."""
+    for reason, names in sorted(ws.server_choice.aside.items()):
+        folders = sorted(name for name in names if name.endswith("/"))
+        files = sorted(name for name in names if not name.endswith("/"))
+        counted = [
+            f"{len(group)} {kind}{'s' * (len(group) != 1)}"
+            for kind, group in (("folder", folders), ("file", files))
+            if group
+        ]
+        shown = [shown_path(name) for name in (folders + files)[:5]]
+        more = len(names) - len(shown)
+        listed = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+        output.note(f"left out: {' and '.join(counted)} {reason} ({listed})")
 
 
 def say_unfinished(output: Output, files: dict[str, FileStatus], shown: Shown) -> None:

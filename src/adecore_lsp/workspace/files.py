@@ -143,23 +143,42 @@ def read_text(path: Path) -> str:
         raise NotUtf8Error(f"{path} is not UTF-8 text: {error}") from None
 
 
+UNCOUNTED = frozenset({".git", "__pycache__"})
+"""Skipped folders a listing does not count as left out: they never hold a project's code."""
+
+Aside = dict[str, set[str]]
+"""What a listing left aside, by reason (``SKIPPED``, ``GITIGNORED``): the root-relative
+names of the folders and files it did not take (folders end with ``/``)."""
+
+SKIPPED = "no checker reads"
+GITIGNORED = "that .gitignore ignores"
+
+
 def root_files(
     root: Path,
     wanted: Callable[[Path], bool],
     under: Path | None = None,
     *,
     links_out: set[Path] | None = None,
+    aside: Aside | None = None,
 ) -> list[Path]:
     """The files under ``root`` that ``wanted`` accepts, ignored ones and skipped folders left
     out, sorted by path; with ``under`` (a folder in the root), only those inside it (and
     only that folder is walked). A file whose real path lies outside the root is left out,
-    and added to ``links_out`` when given."""
+    and added to ``links_out`` when given. ``aside``, when given, gets what was left out
+    otherwise, by reason: the skipped folders (walked or not), and outside git the folders
+    and the wanted files ``.gitignore`` ignores (git's listing names no ignored file)."""
     links: set[Path] = set()
     listed = _git_files(root, links)
     if listed is None:
         found: list[Path] = []
         within = None if under is None or under == root else os.fspath(under)
         top = os.path.realpath(root)
+
+        def note(reason: str, path: str, folder: bool) -> None:
+            if aside is not None and (folder or wanted(Path(path))):
+                name = os.path.relpath(path, root) + ("/" if folder else "")
+                aside.setdefault(reason, set()).add(name)
 
         def take(entry: os.DirEntry[str]) -> None:
             path = Path(entry.path)
@@ -172,9 +191,10 @@ def root_files(
                 return
             found.append(path)
 
-        _files(os.fspath(root), _root_rules(os.fspath(root)), _skipped_folder, take, within)
+        rules = _root_rules(os.fspath(root))
+        _files(os.fspath(root), rules, _skipped_folder, take, within, note)
         return sorted(found)
-    return listed_files(root, listed, wanted, under, links_out=links_out, links=links)
+    return listed_files(root, listed, wanted, under, links_out=links_out, links=links, aside=aside)
 
 
 def listed_files(
@@ -185,22 +205,30 @@ def listed_files(
     *,
     links_out: set[Path] | None = None,
     links: set[Path] | None = None,
+    aside: Aside | None = None,
 ) -> list[Path]:
     """Of the files git lists (``listed``, absolute), those inside ``root`` (and ``under``)
     that ``wanted`` accepts, skipped folders left out, sorted by path. A file whose real path
     lies outside the root (a link, or in a linked folder: git lists what its index holds,
     and an index comes with the repository) is left out, and added to ``links_out``.
-    ``links``: which of ``listed`` are symbolic links, when known (else each is looked at)."""
+    ``links``: which of ``listed`` are symbolic links, when known (else each is looked at).
+    ``aside`` gets the skipped folders that held a wanted file (a committed ``.venv``)."""
     inside = None if under is None or under == root else under.relative_to(root).parts
     reals = _RealFolders(root)
     found = []
     for path in listed:
-        if (
-            path.is_relative_to(root)
-            and not SKIPPED_FOLDERS.intersection(parts := path.relative_to(root).parts[:-1])
-            and (inside is None or parts[: len(inside)] == inside)
-            and wanted(path)
-        ):
+        if not path.is_relative_to(root):
+            continue
+        parts = path.relative_to(root).parts[:-1]
+        if inside is not None and parts[: len(inside)] != inside:
+            continue
+        skipped = SKIPPED_FOLDERS.intersection(parts)
+        if skipped:
+            if aside is not None and not UNCOUNTED.intersection(parts) and wanted(path):
+                depth = min(parts.index(name) for name in skipped) + 1
+                aside.setdefault(SKIPPED, set()).add("/".join(parts[:depth]) + "/")
+            continue
+        if wanted(path):
             if reals.leads_out(path, None if links is None else path in links):
                 if links_out is not None:
                     links_out.add(path)
@@ -311,10 +339,12 @@ def _files(
     skipped: Callable[[str], bool],
     take: Callable[[os.DirEntry[str]], None],
     within: str | None,
+    note: Callable[[str, str, bool], None] | None = None,
 ) -> None:
     """Call ``take`` for each file under ``folder`` that ``.gitignore`` keeps, in folders
     ``skipped`` does not name; with ``within``, only the files inside that folder (the
-    folders above it are read for their ``.gitignore`` only)."""
+    folders above it are read for their ``.gitignore`` only). ``note(reason, path,
+    is_folder)`` hears each folder skipped and each folder or file ignored there."""
     try:
         with os.scandir(folder) as listing:
             entries = list(listing)
@@ -332,12 +362,17 @@ def _files(
             if entry.is_dir(follow_symlinks=False):
                 path = entry.path
                 if skipped(entry.name) or ignored(path, True, rules):
+                    if note is not None and inside and entry.name not in UNCOUNTED:
+                        note(SKIPPED if skipped(entry.name) else GITIGNORED, path, True)
                     continue
                 toward = within is not None and (within + os.sep).startswith(path + os.sep)
                 if inside or toward:
-                    _files(path, rules, skipped, take, within)
-            elif inside and entry.is_file() and not ignored(entry.path, False, rules):
-                take(entry)
+                    _files(path, rules, skipped, take, within, note)
+            elif inside and entry.is_file():
+                if not ignored(entry.path, False, rules):
+                    take(entry)
+                elif note is not None:
+                    note(GITIGNORED, entry.path, False)
         except OSError:
             continue  # gone meanwhile: the next look says so
 

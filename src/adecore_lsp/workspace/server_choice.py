@@ -23,7 +23,7 @@ from ..environment import environ
 from ..errors import ServerNotFoundError, WorkspaceClosedError
 from ..protocol.workspace.roots import Marker, markers, server_root
 from .disk_tree import DiskTree, folders_up
-from .files import root_files
+from .files import Aside, root_files
 from .interpreters import interpreter_inside
 from .processes import Connect
 from .projects import Project, Projects
@@ -123,6 +123,8 @@ class ServerChoice:
         self.closed = False
         """Set when the workspace closes: no handle is made after that."""
         self.links_out: set[Path] = set()
+        self.aside: Aside = {}
+        """What listings left aside since it was last cleared, by reason (``files.Aside``)."""
         """The files a listing of the root left out as links out of it (never read)."""
         self._handles: dict[tuple[str, Path], ServerHandle] = {}
         self._roots: dict[tuple[str, str], Path] = {}
@@ -302,7 +304,7 @@ class ServerChoice:
             ServerNotFoundError: there are none, but the root has files that a server of
                 this workspace would take if it were installed (never an empty "clean").
         """
-        files = root_files(self.root, self.takes, under, links_out=self.links_out)
+        files = root_files(self.root, self.takes, under, links_out=self.links_out, aside=self.aside)
         if not files:
             for path in root_files(self.root, self.would_take, under):
                 project, pinned = self.project_of(path)
