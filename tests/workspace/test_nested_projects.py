@@ -96,3 +96,29 @@ async def test_a_nested_projects_own_settings_get_a_server_of_their_own(tmp_path
     assert nested.items == []  # the project's settings: F401 ignored
     assert [d.code for d in plain.items] == ["F401"]
     assert roots == [".", "examples/sample"]
+
+
+async def test_a_nested_pyproject_that_is_not_toml_is_said_and_passed_over(
+    tmp_path: Path,
+) -> None:
+    """Once wrong: build 1.6.1's sdist ships a test fixture whose ``pyproject.toml`` does
+    not parse (its ruff configuration excludes that folder, so ``ruff check`` never reads
+    it), and the check of the whole tree stopped on it (exit 2)."""
+    find_server("ruff")
+    root = write(
+        tmp_path / "repo",
+        {
+            "pyproject.toml": '[tool.ruff]\nexclude = ["packages/bad-syntax"]\n',
+            "top.py": UNUSED,
+            "packages/bad-syntax/pyproject.toml": "[build-system]\nrequires = ['bad' 'syntax']\n",
+        },
+    )
+    said: list[str] = []
+    async with Workspace(root, servers=["ruff"], trust=False, on_untrusted=said.append) as ws:
+        report = await ws.diagnostics()
+    assert [(d.path, d.code) for d in report.items] == [("top.py", "F401")]
+    assert report.complete
+    assert said == [
+        f"{root / 'packages/bad-syntax/pyproject.toml'}: not valid TOML: Unclosed array (at "
+        "line 2, column 19); its folder is not read as a project of its own"
+    ]

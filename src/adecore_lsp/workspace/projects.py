@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .project_config import PROJECT_FILE, PYPROJECT_FILE
+from .project_config import PROJECT_FILE, PYPROJECT_FILE, load_toml
 from .registry import Registry
 from .trust import is_trusted
 
@@ -111,19 +111,32 @@ class Projects:
         return found
 
     def _read(self, folder: Path, source: Path) -> Project | None:
+        if not (source / PROJECT_FILE).is_file():
+            try:
+                load_toml(source / PYPROJECT_FILE)
+            except ValueError as exc:
+                # Not ours to judge (a test fixture, another tool's file): said, not fatal.
+                self._say(folder, f"{exc}; its folder is not read as a project of its own")
+                return None
         trusted = is_trusted(source, self.trust)
         registry, servers, ignored = self.base.project(source, trusted=trusted)
         if registry is self.base and servers is None and not ignored:
             return None  # a pyproject.toml without [tool.adecore-lsp]: no project here
-        if ignored and folder not in self._said and self.on_notice is not None:
-            self._said.add(folder)
+        if ignored:
             shown = folder.relative_to(self.root).as_posix()
-            self.on_notice(
+            self._say(
+                folder,
                 f"the project {shown} is not trusted, so adecore-lsp ignored what it names: "
                 f"{', '.join(ignored)}; run `adecore-lsp trust {shown}` (or pass --trust) "
-                "to allow them"
+                "to allow them",
             )
         return Project(folder, registry, servers, ignored, nested=True)
+
+    def _say(self, folder: Path, text: str) -> None:
+        """``text`` to ``on_notice``, once per folder."""
+        if folder not in self._said and self.on_notice is not None:
+            self._said.add(folder)
+            self.on_notice(text)
 
 
 def _stamp(folder: Path) -> Stamp:
