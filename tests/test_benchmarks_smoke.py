@@ -40,6 +40,11 @@ RUNS = [
         60,
     ),
     (["bench_monorepo.py", "--quick"], ["(1) references (python)", "complete=True"], 120),
+    (
+        ["bench_corpus.py", "--quick"],
+        ["basedpyright  tests/test_quick.py", "6 of 6 pairs equal"],
+        300,
+    ),
     (["bench_hook.py", "--quick"], ["hook warm", "ruff", "target"], 120),
     (
         ["bench_notebooks.py", "--quick"],
