@@ -151,8 +151,8 @@ def relative(path: str, root: Path) -> str:
 
 
 def ruff_cli(root: Path, paths: list[str]) -> Side:
-    """``ruff check``'s findings and the files it checks (``pyproject.toml`` aside: its
-    language server lints Python files only)."""
+    """``ruff check``'s findings and the files it checks (``pyproject.toml`` aside, which
+    it lints for RUF200 and the registry's ruff does not take)."""
     done, seconds = run(
         [str(BIN / "ruff"), "check", "--output-format", "json", "--no-cache", "--no-fix", *paths],
         root,
