@@ -193,14 +193,18 @@ def test_a_file_ty_or_pyrefly_leave_out_is_never_counted_clean(tmp_path: Path, s
     assert (files, found) == ({"kept.py"}, {("kept.py", 1, 10)})
 
 
-def test_the_nearest_configuration_decides_for_its_folder(tmp_path: Path) -> None:
-    """A package's own pyrightconfig.json (JSON with comments, extending a base) decides
-    for its files, as ``basedpyright`` run in that package; the root's for the rest."""
+def test_basedpyright_reads_the_configuration_nearest_where_it_runs(tmp_path: Path) -> None:
+    """basedpyright reads one configuration, the one nearest where it runs: from the
+    repository, the root's decides for every file (a package's own pyrightconfig.json is
+    not read); from the package, the package's (JSON with comments, extending a base).
+    Once wrong: each file's nearest configuration decided, so a check from the root also
+    checked what the package's own names (pydantic: 13 files and 339 findings its command
+    line does not report)."""
     need("basedpyright")
     root = write(
         tmp_path / "repo",
         {
-            "pyproject.toml": '[tool.basedpyright]\ninclude = ["src"]\n',
+            "pyproject.toml": '[tool.basedpyright]\ninclude = ["src", "packages"]\n',
             "src/a.py": BAD,
             "other/o.py": BAD,
             "packages/b/pyrightconfig.json": (
@@ -213,13 +217,23 @@ def test_the_nearest_configuration_decides_for_its_folder(tmp_path: Path) -> Non
             "packages/b/scripts/s.py": BAD,
         },
     )
+    git(root, "init", "-q")  # one repository, one root: from the package too
     package = root / "packages" / "b"
-    theirs = basedpyright(root) | {
+    from_root = basedpyright(root)
+    assert from_root == {
+        ("src/a.py", 1, 10),
+        ("packages/b/lib/l.py", 1, 10),
+        ("packages/b/lib/gen/g.py", 1, 10),
+        ("packages/b/scripts/s.py", 1, 10),
+    }
+    _files, found = ours(check(root, "basedpyright"))
+    assert found == from_root
+    in_package = {
         (f"packages/b/{path}", line, column) for path, line, column in basedpyright(package)
     }
-    assert theirs == {("src/a.py", 1, 10), ("packages/b/lib/l.py", 1, 10)}
-    _files, found = ours(check(root, "basedpyright"))
-    assert found == theirs
+    assert in_package == {("packages/b/lib/l.py", 1, 10)}
+    _files, found = ours(check(package, "basedpyright"))
+    assert found == in_package
 
 
 def test_a_broken_configuration_is_said_and_the_defaults_apply(tmp_path: Path) -> None:

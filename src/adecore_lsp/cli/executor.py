@@ -165,8 +165,12 @@ async def _execute(args: argparse.Namespace, output: Output, workspaces: Workspa
             # shut down by then, and a server's last reports (basedpyright's "1 file to
             # analyze" often follows its answer) are shown as before.
             listening = ws.on_progress(printer.progress)
-            with ws.server_choice.tracking():
-                return await COMMANDS[args.name](args, output, ws)
+            with ws.server_choice.tracking(), ws.server_choice.projects.tracking() as said:
+                try:
+                    return await COMMANDS[args.name](args, output, ws)
+                finally:
+                    for notice in said():
+                        output.warning(notice)
     finally:
         if listening is not None:
             listening.dispose()

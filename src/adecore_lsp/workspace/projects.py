@@ -15,9 +15,11 @@ every :data:`RECHECK_AFTER` seconds, so a workspace kept warm (the daemon's) fol
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +29,9 @@ from .trust import is_trusted
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
+
+_SEEN: ContextVar[set[Path] | None] = ContextVar("adecore_lsp_projects_seen", default=None)
+"""The nested folders with a notice that the running command consulted (:meth:`tracking`)."""
 
 RECHECK_AFTER = 2.0
 """Seconds a folder's configuration files, once looked at, are taken as unchanged."""
@@ -74,6 +79,8 @@ class Projects:
         """The root's own project (the base registry when the root has no configuration)."""
         self._known: dict[Path, tuple[Stamp, float, Project | None]] = {}
         self._said: set[Path] = set()
+        self.notices: dict[Path, str] = {}
+        """What each nested folder's configuration said (broken, or ignored untrusted)."""
 
     def of(self, path: Path) -> Project:
         """The project of the file at ``path``: the nearest nested project above it, else
@@ -85,12 +92,27 @@ class Projects:
         folder = path.parent
         if folder == self.root or self.root not in folder.parents:
             return self.top
+        seen = _SEEN.get()
         while folder != self.root:
             found = self._at(folder)
+            if seen is not None and folder in self.notices:
+                seen.add(folder)
             if found is not None:
                 return found
             folder = folder.parent
         return self.top
+
+    @contextlib.contextmanager
+    def tracking(self) -> Iterator[Callable[[], list[str]]]:
+        """Within the block, a function giving the notices of the nested folders the block
+        has consulted so far, each once: a command says them, also when a workspace kept
+        warm heard them in an earlier one."""
+        seen: set[Path] = set()
+        token = _SEEN.set(seen)
+        try:
+            yield lambda: [self.notices[folder] for folder in sorted(seen)]
+        finally:
+            _SEEN.reset(token)
 
     def nested(self) -> list[Project]:
         """The nested projects found so far."""
@@ -133,7 +155,8 @@ class Projects:
         return Project(folder, registry, servers, ignored, nested=True)
 
     def _say(self, folder: Path, text: str) -> None:
-        """``text`` to ``on_notice``, once per folder."""
+        """``text`` to ``on_notice``, once per folder (kept in :attr:`notices`)."""
+        self.notices[folder] = text
         if folder not in self._said and self.on_notice is not None:
             self._said.add(folder)
             self.on_notice(text)

@@ -113,8 +113,11 @@ class Scopes:
             return None if found is None else self._said(spec.id, *found)
         scope = self.scope(reader, os.path.dirname(posix))
         if reader in PYRIGHT_READERS:
-            # pyright given paths checks them in place of its include; exclude still holds,
-            # a file named included (``basedpyright pkg/mypy.py``: "0 files" when excluded).
+            # pyright reads one configuration, the one nearest where it runs (not each
+            # file's nearest); paths given are checked in place of its include, exclude
+            # still holding, for a file named too (`basedpyright pkg/mypy.py`: "0 files").
+            start = self.root if origin.start is None else origin.start.as_posix()
+            scope = self.scope(reader, start)
             if origin.folder is None:
                 scope = narrowed(scope, posix)
             elif origin.given:
@@ -183,13 +186,16 @@ def _read(path: str) -> str | ValueError | None:
 @dataclass(frozen=True)
 class Origin:
     """Where a file of a check came from: the ``folder`` walked to find it (``None``: the
-    file was named itself), and whether that folder was ``given`` (named on a command line,
-    or to :meth:`Workspace.diagnostics`) rather than the folder a check without paths
-    takes. A command line given a folder checks it in place of its configuration's
-    ``include`` (pyright does); ruff's walk starts there."""
+    file was named itself), whether that folder was ``given`` (named on a command line, or
+    to :meth:`Workspace.diagnostics`) rather than the folder a check without paths takes,
+    and the folder the command runs from (``start``; ``None``: the root), whose nearest
+    configuration a command line that reads one configuration (pyright) reads. A command
+    line given a folder checks it in place of its configuration's ``include`` (pyright
+    does); ruff's walk starts there."""
 
     folder: Path | None
     given: bool = True
+    start: Path | None = None
 
 
 NAMED = Origin(None)
@@ -237,8 +243,9 @@ def plan(
     reasons: dict[str, int] = {}
     explicit = set(named)
     walk = Origin(ws.root, given=False)
+    named_origin = NAMED
     for path in files:
-        origin = NAMED if path in explicit else (origins or {}).get(path, walk)
+        origin = (origins or {}).get(path, named_origin if path in explicit else walk)
         try:
             specs = ws.server_choice.specs_for(path)
         except ServerNotFoundError:
@@ -275,12 +282,12 @@ def selection(
             would take.
     """
     origins: dict[Path, Origin] = {}
+    start = ws.root
+    if here is not None and here != ws.root and ws.root in here.parents:
+        start = here
     if paths is None:
-        folder = ws.root
-        if here is not None and here != ws.root and ws.root in here.parents:
-            folder = here
-        found = ws.root_files(None if folder == ws.root else folder)
-        origin = Origin(folder, given=False)
+        found = ws.root_files(None if start == ws.root else start)
+        origin = Origin(start, given=False, start=start)
         return found, dict.fromkeys(found, origin), frozenset()
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -291,9 +298,10 @@ def selection(
         for path in ws.files_of([given]):
             files.setdefault(path)
             if full.is_dir():
-                origins.setdefault(path, Origin(full))
+                origins.setdefault(path, Origin(full, start=start))
             else:
                 named.add(path)
+                origins.setdefault(path, Origin(None, start=start))
     return list(files), origins, frozenset(named)
 
 
