@@ -7,8 +7,8 @@ the ones that need a place of their own, under ``build/servers/`` (ignored by gi
   text frames (the current pygls 2 generation sends binary frames).
 - ``npm``: the npm servers at exact versions, in one npm prefix (``node_modules/.bin``
   holds their commands): typescript-language-server with TypeScript 5.9, TypeScript 7
-  (native) under the alias ``ts7``, yaml-language-server, bash-language-server and
-  vscode-langservers-extracted. Skipped, saying why, when ``npm`` is missing.
+  (native) under the alias ``ts7``, yaml-language-server, bash-language-server,
+  vscode-langservers-extracted and pyright. Skipped, saying why, when ``npm`` is missing.
 - from Debian, each when its programs are not on PATH, ``apt-get`` is there and we are root
   (skipped, saying why, otherwise): ``shellcheck`` (bash-language-server's diagnostics), and
   ``gopls`` with ``golang-go`` (gopls needs the go command; Debian bookworm's gopls is
@@ -123,6 +123,8 @@ NPM_SETS = (
             "yaml-language-server@1.25.0",
             "bash-language-server@5.8.1",
             "vscode-langservers-extracted@4.10.0",
+            # pyright itself (basedpyright comes from PyPI): the interpreter it starts.
+            "pyright@1.1.414",
         ),
     ),
 )

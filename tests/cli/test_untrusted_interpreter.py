@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import find_server
+from tests.integration.conftest import find_npm_server, find_server
 
 from .conftest import Ran, need, no_traceback, run, write
 
@@ -62,12 +62,13 @@ def repository(tmp_path: Path) -> tuple[Path, Path]:
     return root, log
 
 
-def activated(root: Path) -> dict[str, str]:
-    """The environment of a shell that activated the repository's ``.venv``."""
+def activated(root: Path, *after: str) -> dict[str, str]:
+    """The environment of a shell that activated the repository's ``.venv`` (``after``:
+    more folders on ``PATH`` behind it)."""
     bin_folder = root / ".venv" / "bin"
     return {
         "VIRTUAL_ENV": str(root / ".venv"),
-        "PATH": os.pathsep.join([str(bin_folder), os.environ.get("PATH", "")]),
+        "PATH": os.pathsep.join([str(bin_folder), *after, os.environ.get("PATH", "")]),
     }
 
 
@@ -105,12 +106,15 @@ CASES = [
 def test_the_repositorys_interpreter_runs_only_in_a_trusted_root(
     tmp_path: Path, server: str, program: str, active: bool
 ) -> None:
+    extra: list[str] = []
     if server == "basedpyright":
         need(server)
+    elif server == "pyright":  # from the npm prefix, as its users install it
+        extra.append(os.path.dirname(find_npm_server(f"node_modules/.bin/{program}")))
     else:
         find_server(program)
     root, log = repository(tmp_path)
-    env = activated(root) if active else {}
+    env = activated(root, *extra) if active else {}
     untrusted = definition(root, server, env)
     assert untrusted.status == 0, untrusted
     assert runs(log) == 0, log.read_text(encoding="utf-8")
