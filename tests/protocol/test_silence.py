@@ -87,3 +87,19 @@ def test_a_zero_timeout_stops_at_once_and_a_negative_one_is_refused() -> None:
     assert SilenceBounds[str](0.0, 1.0).stop("x", NEVER, NEVER) == Stop(1.0, "silent", 0.0)
     with pytest.raises(ValueError, match=r"timeout \(-1\) must not be negative"):
         SilenceBounds[str](-1, 0.0)
+
+
+def test_a_callers_own_deadline_stops_the_wait_work_or_not() -> None:
+    """An MCP call must answer before the host's tool timeout: at ``until`` the wait stops
+    whatever the server does, and stays stopped in later rounds."""
+    bounds = SilenceBounds[str](TIMEOUT, 10.0, until=13.0)
+    assert bounds.stop("idle", NEVER, NEVER) == Stop(12.0, "silent", TIMEOUT)
+    deadline = Stop(13.0, "deadline", 3.0)
+    assert bounds.stop("busy", 12.5, 12.5) == deadline
+    bounds.gave_up("busy", deadline, 12.5, 12.5)
+    bounds.begin(14.0)
+    assert bounds.stop("busy", 12.5, 12.5) == deadline
+    assert bounds.stop("busy", 14.5, 14.5) == deadline  # an answer changes nothing now
+    assert bounds.stopped() == {"busy": deadline}
+    with pytest.raises(ValueError, match=r"until \(9\.0\) must not come before began"):
+        SilenceBounds[str](TIMEOUT, 10.0, until=9.0)

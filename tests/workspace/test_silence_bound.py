@@ -7,10 +7,12 @@ answers its pulls is given up once the timeout has passed, its files ``"timeout"
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
-from adecore_lsp import Workspace
+from adecore_lsp import ServerSpec, Workspace
+from adecore_lsp.workspace.checking import ANSWER_BY
 from tests.workspace.conftest import write
 from tests.workspace.test_scripted import item, scripted
 
@@ -54,3 +56,26 @@ async def test_a_server_that_never_answers_its_pulls_is_given_up(tmp_path: Path)
     assert report.reason == "timeout"
     assert {status.reason for status in report.files.values()} == {"timeout"}
     assert report.items == []
+
+
+async def test_a_caller_that_must_answer_by_a_moment_gets_what_is_final_then(
+    tmp_path: Path,
+) -> None:
+    """An MCP call sets ``ANSWER_BY``: a server whose progress keeps moving (waited for ten
+    timeouts otherwise) is given up on then, for every wait for diagnostics in the task."""
+    moving = Path(__file__).parents[1] / "cli" / "scripted_lsp.py"
+    spec = ServerSpec(
+        id="busy",
+        command=[sys.executable, str(moving), "moving-progress"],
+        languages={".txt": "text"},
+    )
+    async with Workspace(project(tmp_path), servers=[spec]) as ws:
+        began = time.monotonic()
+        token = ANSWER_BY.set(began + 1.5)
+        try:
+            report = await ws.diagnostics(NAMES[:2], timeout=1.0)
+        finally:
+            ANSWER_BY.reset(token)
+        took = time.monotonic() - began
+    assert 1.5 <= took < 4
+    assert {status.reason for status in report.files.values()} == {"timeout"}

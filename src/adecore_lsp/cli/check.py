@@ -14,16 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 from typing import Any
 
-from ..protocol.workspace.silence import UNANSWERED_TIMES, SilenceBounds
 from ..workspace import checking
 from ..workspace.lines import line_of
 from ..workspace.model import FileStatus
 from ..workspace.scopes import Plan
-from ..workspace.servers import ServerHandle
 from ..workspace.workspace import Workspace
 from . import reports
 from .check_files import check_plan
@@ -57,7 +54,7 @@ async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
     shown = Shown.of(args, ws)
     if args.format in ("text", "jsonl", "github") and not args.baseline:
         return await _streamed(args, output, ws, plan, shown)
-    bounds = SilenceBounds[ServerHandle](args.timeout, time.monotonic())
+    bounds = checking.bounds_for(args.timeout)
     report = await checking.files_diagnostics(
         ws, plan.files, args.timeout, servers=plan.servers, bounds=bounds
     )
@@ -87,7 +84,7 @@ async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
 async def _streamed(
     args: argparse.Namespace, output: Output, ws: Workspace, plan: Plan, shown: Shown
 ) -> int:
-    bounds = SilenceBounds[ServerHandle](args.timeout, time.monotonic())
+    bounds = checking.bounds_for(args.timeout)
     lines = line_of(ws)
     places = raw_line(ws)
     errors = warnings = 0
@@ -119,27 +116,9 @@ async def _streamed(
     return finish(output, ws, statuses, shown, failing)
 
 
-def say_stopped(
-    output: Output, bounds: SilenceBounds[ServerHandle], files: dict[str, FileStatus]
-) -> None:
+def say_stopped(output: Output, bounds: checking.Bounds, files: dict[str, FileStatus]) -> None:
     """A warning per server the check stopped waiting for, saying why, when files timed
     out (the line naming them follows)."""
-    if not any(status.reason == "timeout" for status in files.values()):
-        return
-    said: set[str] = set()
-    for handle, stop in bounds.stopped().items():
-        name = handle.spec.id
-        if name in said:
-            continue
-        said.add(name)
-        if stop.why == "silent":
-            output.warning(
-                f"{name} said nothing new for {stop.after:g} s (no answer, no diagnostics, no "
-                f"progress that moved; --timeout {bounds.timeout:g}): stopped waiting for it"
-            )
-        else:
-            output.warning(
-                f"{name} kept reporting progress for {stop.after:g} s ({UNANSWERED_TIMES} "
-                f"times --timeout {bounds.timeout:g}) without diagnostics for any file: "
-                "stopped waiting for it"
-            )
+    if any(status.reason == "timeout" for status in files.values()):
+        for why in checking.why_stopped(bounds):
+            output.warning(f"{why}: stopped waiting for it")

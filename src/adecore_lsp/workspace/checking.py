@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import math
 import os
 import time
@@ -25,7 +26,7 @@ from ..errors import ErrorCodes, LspError, StaleResultError
 from ..protocol.documents.notebooks import InvalidNotebookError
 from ..protocol.documents.positions import check_encoding
 from ..protocol.workspace.finality import FinalityStatus
-from ..protocol.workspace.silence import SilenceBounds, Stop
+from ..protocol.workspace.silence import UNANSWERED_TIMES, SilenceBounds, Stop
 from ..session import LspSession
 from . import notebooks, scopes
 from .files import NotUtf8Error
@@ -50,6 +51,20 @@ PULLS_AT_ONCE = 8
 
 Bounds = SilenceBounds["ServerHandle"]
 """The silence bounds of one check, per server (:mod:`..protocol.workspace.silence`)."""
+
+ANSWER_BY: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "adecore_lsp_answer_by", default=None
+)
+"""When the task at hand must answer by, work or not (``time.monotonic()``): an MCP tool
+call, which its host ends. A wait for diagnostics inside it stops then and answers with what
+is final; None (the default) for a caller that waits as long as the servers work."""
+
+
+def bounds_for(timeout: float) -> Bounds:
+    """New bounds for a check starting now, with :data:`ANSWER_BY` as their ``until``."""
+    now = time.monotonic()
+    until = ANSWER_BY.get()
+    return SilenceBounds(timeout, now, None if until is None else max(now, until))
 
 
 # -- readiness -------------------------------------------------------------------------------
@@ -96,6 +111,31 @@ async def wait_ready(handle: ServerHandle, began: float, timeout: float) -> Read
 
 
 # -- diagnostics -----------------------------------------------------------------------------
+
+
+def why_stopped(bounds: Bounds) -> list[str]:
+    """A sentence per server a check stopped waiting for (by id, each once), saying why, in
+    the words of the command line and MCP (whose ``--timeout`` is the bounds' timeout)."""
+    said: dict[str, str] = {}
+    for handle, stop in bounds.stopped().items():
+        name = handle.spec.id
+        if name in said:
+            continue
+        if stop.why == "silent":
+            said[name] = (
+                f"{name} said nothing new for {stop.after:g} s (no answer, no diagnostics, no "
+                f"progress that moved; --timeout {bounds.timeout:g})"
+            )
+        elif stop.why == "unanswered":
+            said[name] = (
+                f"{name} kept reporting progress for {stop.after:g} s ({UNANSWERED_TIMES} times "
+                f"--timeout {bounds.timeout:g}) without diagnostics for any file"
+            )
+        else:
+            said[name] = (
+                f"{name} was still working when the call's time was up ({round(stop.after, 1):g} s)"
+            )
+    return list(said.values())
 
 
 async def diagnostics(
@@ -158,9 +198,9 @@ async def files_diagnostics(
     file of the check, no progress that moved), or kept working ten times as long without a
     first answer for any of them; its files not final then are ``"timeout"``. ``bounds``
     carries that across the calls of one check (a batch at a time), and says which servers
-    it stopped waiting for and why; a new one per call by default."""
+    it stopped waiting for and why; a new one per call by default (:func:`bounds_for`)."""
     if bounds is None:
-        bounds = SilenceBounds(timeout, time.monotonic())
+        bounds = bounds_for(timeout)
     await ws.sync_disk()
     items: list[Diagnostic] = []
     statuses: dict[str, FileStatus] = {}

@@ -16,6 +16,10 @@ earlier of two bounds:
   the timeout: a server that indexes for minutes before its first answer (rust-analyzer on a
   large workspace) is waited for under the default 60 s, and a wait never lasts unbounded.
 
+A caller that cannot wait past a moment of its own (an MCP call, which a host's tool timeout
+ends) gives it as ``until``: the wait stops there too, work or not (**deadline**), and the
+caller answers with what is final by then.
+
 A check may wait in rounds (a batch of files at a time). A server the check stopped waiting
 for is not waited for again in a later round of the same check until it shows what it
 lacked: one stopped as silent until it says something new, one stopped as unanswered until
@@ -36,7 +40,7 @@ __all__: list[str] = []
 UNANSWERED_TIMES = 10
 """How many timeouts a server may keep working without a first answer for any file."""
 
-Why = Literal["silent", "unanswered"]
+Why = Literal["silent", "unanswered", "deadline"]
 """Which bound stopped a wait (see the module's docstring)."""
 
 Key = TypeVar("Key", bound=Hashable)
@@ -58,18 +62,22 @@ class SilenceBounds(Generic[Key]):
     Args:
         timeout: seconds of silence after which a server is not waited for.
         began: when the first round began.
+        until: when the caller stops waiting whatever the servers do; None for never.
 
     Raises:
-        ValueError: a negative ``timeout``.
+        ValueError: a negative ``timeout``, or ``until`` before ``began``.
     """
 
-    __slots__ = ("_began", "_given_up", "_stopped", "timeout")
+    __slots__ = ("_began", "_deadline", "_given_up", "_stopped", "timeout")
 
-    def __init__(self, timeout: float, began: float) -> None:
+    def __init__(self, timeout: float, began: float, until: float | None = None) -> None:
         if timeout < 0:
             raise ValueError(f"timeout ({timeout}) must not be negative")
+        if until is not None and until < began:
+            raise ValueError(f"until ({until}) must not come before began ({began})")
         self.timeout = timeout
         self._began = began
+        self._deadline = None if until is None else Stop(until, "deadline", until - began)
         self._given_up: dict[Key, tuple[Stop, float]] = {}
         """Per server stopped for, its stop and when it was last heard (silent) or last
         answered a file first (unanswered) then."""
@@ -97,9 +105,14 @@ class SilenceBounds(Generic[Key]):
         silent = max(self._began, heard_at) + self.timeout
         unanswered_after = self.timeout * UNANSWERED_TIMES
         unanswered = max(self._began, answered_at) + unanswered_after
-        if unanswered < silent:
-            return Stop(unanswered, "unanswered", unanswered_after)
-        return Stop(silent, "silent", self.timeout)
+        stop = (
+            Stop(unanswered, "unanswered", unanswered_after)
+            if unanswered < silent
+            else Stop(silent, "silent", self.timeout)
+        )
+        if self._deadline is not None and self._deadline.at < stop.at:
+            return self._deadline
+        return stop
 
     def gave_up(self, server: Key, stop: Stop, heard_at: float, answered_at: float) -> None:
         """The wait stopped waiting for ``server`` by ``stop`` (it had passed while some of
