@@ -190,13 +190,15 @@ def test_basedpyright_finishes_a_tree_that_takes_longer_than_the_timeout(
         "--server",
         "basedpyright",
         "--timeout",
-        "3",
+        "6",
         "--format",
         "json",
         ".",
         cwd=tree,
     )
-    assert took > 3
+    # basedpyright says nothing while it checks its first file (builtins and all): 2.4 s on
+    # this machine when quiet, 3 s at a load of 13 on its 2 cores; the timeout leaves room.
+    assert took > 6
     assert status == 1, err
     document = json.loads(out)
     assert document["complete"] is True, err
