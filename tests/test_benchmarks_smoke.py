@@ -47,6 +47,11 @@ RUNS = [
     ),
     (["bench_hook.py", "--quick"], ["hook warm", "ruff", "target"], 120),
     (
+        ["bench_big_tree.py", "--quick"],
+        ["check --format json: complete=True", "the same findings: True"],
+        120,
+    ),
+    (
         ["bench_notebooks.py", "--quick"],
         ["check of 5 notebooks of 4 cells", "the notebook model alone"],
         60,

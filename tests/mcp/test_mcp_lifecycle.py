@@ -52,12 +52,42 @@ def test_a_timeout_is_an_incomplete_answer_said_in_words(tmp_path: Path) -> None
         assert found["reason"] == "timeout"
         assert found["items"] == []
         assert found["total"] == 0
-        assert "INCOMPLETE: diagnostics of app.py did not finish within 1 s; ask again." in text(
-            result
-        )
+        assert (
+            "INCOMPLETE: diagnostics of app.py are not final: silent said nothing new for 1 s "
+            "(no answer, no diagnostics, no progress that moved; --timeout 1); ask again."
+        ) in text(result)
         outline = client.call("symbols", {"path": "app.py"})
         assert outline.is_error
         assert "textDocument/documentSymbol" in text(outline)
+    finally:
+        client.close()
+
+
+def test_a_server_still_working_gives_what_is_final_before_the_call_is_cut_off(
+    tmp_path: Path,
+) -> None:
+    """Progress that keeps moving is waited for, but a call answers within its own bound
+    (twice --timeout): at one and a half, incomplete, saying the server was still working."""
+    moving = Path(__file__).parents[1] / "cli" / "scripted_lsp.py"
+    command = [sys.executable, str(moving), "moving-progress"]
+    root = project(
+        tmp_path,
+        'servers = ["busy"]\n'
+        "[server.busy]\n"
+        f"command = [{', '.join(toml_string(part) for part in command)}]\n"
+        'languages = { ".py" = "python" }\n',
+    )
+    client = Client.stdio("--root", root, "--timeout", "2", "--trust")
+    try:
+        result = client.call("diagnostics", {"paths": ["app.py"]})
+        assert not result.is_error, text(result)
+        found = structured(result)
+        assert found["complete"] is False
+        assert found["reason"] == "timeout"
+        assert (
+            "INCOMPLETE: diagnostics of app.py are not final: busy was still working when the "
+            "call's time was up (3 s); ask again."
+        ) in text(result)
     finally:
         client.close()
 

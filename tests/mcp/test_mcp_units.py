@@ -80,6 +80,18 @@ def _diagnostics(complete: bool, total: int) -> shapes.DiagnosticList:
     }
 
 
+def test_diagnostics_given_up_on_say_what_each_server_did() -> None:
+    files = {"a.py": FileStatus(False, "timeout"), "b.py": FileStatus(False, "unsupported")}
+    stopped = ["pyright said nothing new for 30 s", "ty was still working"]
+    shown = render.diagnostics(_diagnostics(False, 0), files, "hint", 30.0, stopped)
+    assert (
+        "INCOMPLETE: diagnostics of a.py are not final: pyright said nothing new for 30 s; "
+        "ty was still working; ask again."
+    ) in shown
+    assert "b.py could not be checked" in shown
+    assert "within 30 s" not in shown
+
+
 def test_incomplete_diagnostics_say_which_files_and_why() -> None:
     files = {
         "a.py": FileStatus(False, "timeout"),

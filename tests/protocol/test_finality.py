@@ -495,3 +495,68 @@ def test_an_answer_to_a_pull_sent_before_a_refresh_is_not_final() -> None:
     # An answer for a later version than the one expected counts for nothing.
     assert finality.pulled(A, 2, [Z], 0.7) is False
     assert finality.status(A, 0.8).items == [Y]
+
+
+# -- heard and answered ------------------------------------------------------------------------
+
+NEVER = float("-inf")
+
+
+def test_heard_at_is_the_last_report_or_refresh_about_the_check() -> None:
+    """Pushes and pull answers about an expected document, for any version, and refreshes
+    are heard; reports about documents not expected (closed, never opened) are not, nor is
+    another file changing on the client's side."""
+    finality = DiagnosticsFinality(SETTLE)
+    assert finality.heard_at == NEVER
+    finality.pushed(A, None, [X], 0.5)  # not expected yet
+    assert finality.heard_at == NEVER
+    finality.expect(A, 2, 1.0, "push")
+    finality.expect(B, 1, 1.0, "pull")
+    assert finality.heard_at == NEVER
+    finality.pushed(A, 1, [X], 1.1)  # an earlier version: heard all the same
+    assert finality.heard_at == 1.1
+    finality.pushed(A, 3, [X], 1.2)  # a later version, dropped: heard
+    assert finality.heard_at == 1.2
+    finality.pulled(B, 1, [Y], 1.3)
+    assert finality.heard_at == 1.3
+    finality.pulled("file:///w/not-expected.py", 1, [Y], 1.4)
+    assert finality.heard_at == 1.3
+    finality.refreshed(1.5)
+    assert finality.heard_at == 1.5
+    finality.refreshed()  # the client outdated them: nothing heard
+    finality.others_changed(1.6)
+    assert finality.heard_at == 1.5
+    finality.closed(A)
+    finality.pushed(A, 2, [], 1.7)  # after didClose
+    assert finality.heard_at == 1.5
+
+
+def test_answered_at_is_the_last_first_report_for_a_current_version() -> None:
+    """Only the first report for a document's current version answers it: a server that
+    reports on the same documents again and again (after refresh upon refresh) answers
+    nothing new; a new version, or other files changing, wants a new first answer."""
+    finality = DiagnosticsFinality(SETTLE)
+    assert finality.answered_at == NEVER
+    finality.expect(A, 1, 0.0, "pull")
+    finality.expect(B, 1, 0.0, "push")
+    finality.pulled(A, 1, [X], 0.1)
+    assert finality.answered_at == 0.1
+    for at in (0.2, 0.3, 0.4):
+        finality.refreshed(at)
+        finality.pulled(A, 1, [X], at + 0.05, finality.generation - 1)  # outdated on its way
+        finality.pulled(A, 1, [X], at + 0.06)
+    assert finality.answered_at == 0.1
+    finality.pushed(B, 0, [Y], 0.5)  # an earlier version answers nothing
+    assert finality.answered_at == 0.1
+    finality.pushed(B, None, [Y], 0.6)  # unversioned: for the current version
+    assert finality.answered_at == 0.6
+    finality.pushed(B, 1, [Y], 0.7)
+    assert finality.answered_at == 0.6
+    finality.expect(B, 2, 0.8, "push")
+    finality.pushed(B, 2, [Y], 0.9)
+    assert finality.answered_at == 0.9
+    finality.others_changed(1.0)
+    finality.pulled(A, 1, [X], 1.1)
+    assert finality.answered_at == 1.1
+    finality.pulled(A, 2, [X], 1.2)  # a later version than sent: no answer
+    assert finality.answered_at == 1.1

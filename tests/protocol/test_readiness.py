@@ -417,3 +417,93 @@ def test_progress_that_is_a_status_holds_nothing() -> None:
     plain.progress(2, begin("Error loading workspace"), 0.28)
     plain.progress(2, {"kind": "report", "message": "2 modules have errors"}, 0.3)
     assert plain.check(5.0).state == "waiting"
+
+
+# -- work that moves ---------------------------------------------------------------------------
+
+
+def report(message: Any = None, percentage: Any = None) -> dict[str, Any]:
+    value: dict[str, Any] = {"kind": "report"}
+    if message is not None:
+        value["message"] = message
+    if percentage is not None:
+        value["percentage"] = percentage
+    return value
+
+
+MOVES: dict[str, list[tuple[Step, bool]]] = {
+    "rust-analyzer indexing: each new count moves, a repeat does not": [
+        (Created(1.0, "rustAnalyzer/Indexing"), True),
+        (Progress(1.1, "rustAnalyzer/Indexing", begin("Indexing")), True),
+        (Progress(1.2, "rustAnalyzer/Indexing", report("1/40 (core)", 2)), True),
+        (Progress(1.3, "rustAnalyzer/Indexing", report("1/40 (core)", 2)), False),
+        (Progress(1.4, "rustAnalyzer/Indexing", report("1/40 (core)", 3)), True),
+        (Progress(1.5, "rustAnalyzer/Indexing", report("2/40 (alloc)", 3)), True),
+        (Progress(1.6, "rustAnalyzer/Indexing", END), True),
+    ],
+    "a report that says what the begin said does not move": [
+        (
+            Progress(1.0, "t", {"kind": "begin", "title": "Load", "message": "a", "percentage": 0}),
+            True,
+        ),
+        (Progress(1.1, "t", report("a", 0)), False),
+        (Progress(1.2, "t", report("b", 0)), True),
+    ],
+    "two tokens keep their own last report": [
+        (Progress(1.0, 1, begin("A")), True),
+        (Progress(1.1, 2, begin("B")), True),
+        (Progress(1.2, 1, report("x")), True),
+        (Progress(1.3, 2, report("x")), True),
+        (Progress(1.4, 1, report("x")), False),
+    ],
+    "reports for a token never begun: the first and each change move, repeats do not": [
+        (Progress(1.0, "lost", report("3/10")), True),
+        (Progress(1.1, "lost", report("3/10")), False),
+        (Progress(1.2, "lost", report("4/10")), True),
+        (Progress(1.3, "other", report("4/10")), True),
+        (Progress(1.4, "other", END), True),
+        (Progress(1.5, "other", END), False),
+    ],
+    "a token begun again after its end starts afresh": [
+        (Progress(1.0, 7, begin("Check")), True),
+        (Progress(1.1, 7, report("1 file")), True),
+        (Progress(1.2, 7, END), True),
+        (Progress(1.3, 7, begin("Check")), True),
+        (Progress(1.4, 7, report("1 file")), True),
+    ],
+    "a status and its reports move nothing; its end neither": [
+        (Progress(1.0, 2, begin("Error loading workspace")), False),
+        (Progress(1.1, 2, report("2 modules have errors")), False),
+        (Progress(1.2, 2, END), False),
+    ],
+    "what is no progress moves nothing": [
+        (Progress(1.0, 1.5, begin("float token")), False),
+        (Progress(1.1, "t", "not an object"), False),
+        (Progress(1.2, "t", {"kind": "partial"}), False),
+        (Created(1.3, None), False),
+    ],
+    "serverStatus moves when it says something else": [
+        (Status(1.0, {"health": "ok", "quiescent": False}), True),
+        (Status(1.1, {"health": "ok", "quiescent": False}), False),
+        (Status(1.2, {"health": "ok", "quiescent": False, "message": "indexing"}), True),
+        (Status(1.3, {"health": "ok", "quiescent": True}), True),
+        (Status(1.4, "not an object"), False),
+    ],
+    "the ready registration moves, another method does not": [
+        (Registered(1.0, WATCHED), False),
+        (Registered(1.1, DIAGNOSTIC), True),
+    ],
+}
+
+
+@pytest.mark.parametrize("steps", list(MOVES.values()), ids=list(MOVES))
+def test_moved_at_follows_work_that_moves(steps: list[tuple[Step, bool]]) -> None:
+    """Each step moves the work (``moved_at`` becomes its time) or leaves it where it was."""
+    tracker = ReadinessTracker(
+        "registration", DIAGNOSTIC, GRACE, SETTLE, 0.0, status_titles=("Error loading workspace",)
+    )
+    assert tracker.moved_at == float("-inf")
+    for step, moves in steps:
+        before = tracker.moved_at
+        run(tracker, [step])
+        assert tracker.moved_at == (step.at if moves else before), step

@@ -46,7 +46,8 @@ optional:
 - ``rename``: advertise ``renameProvider`` and answer every rename with this
   ``WorkspaceEdit`` (``$ROOT`` is the root URI).
 - ``pull``: advertise ``diagnosticProvider`` and answer every ``textDocument/diagnostic``
-  with a full report of these items (as ruff, which pushes too).
+  with a full report of these items (as ruff, which pushes too); ``pull_delay``: seconds
+  each answer takes (one at a time: the server works on nothing else meanwhile).
 - ``content_modified``: method -> how many of its first requests are answered ``-32801``
   (``ContentModified``) before it answers them.
 - ``references``: advertise ``referencesProvider`` and answer with these locations (``$ROOT``
@@ -311,6 +312,7 @@ def answer(message: dict[str, Any]) -> None:
             }
         )
     elif method == "textDocument/diagnostic" and "pull" in CONFIG:
+        time.sleep(CONFIG.get("pull_delay", 0))
         send({"id": request_id, "result": {"kind": "full", "items": CONFIG["pull"]}})
     elif method == "textDocument/references" and "references" in CONFIG:
         send({"id": request_id, "result": substitute(CONFIG["references"])})

@@ -6,13 +6,14 @@ configuration puts it in their scope (:mod:`.check_files`), a file named to ever
 that takes it; a run that would check nothing exits 2 saying why. The
 text, jsonl and github formats print each batch of files as soon as its findings are final,
 so the first lines come early and memory stays flat however many files there are.
+``--timeout`` bounds each server's silence over the whole run, not its work: a server that
+answers or moves its progress is waited for however long the tree takes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,10 @@ async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
     shown = Shown.of(args, ws)
     if args.format in ("text", "jsonl", "github") and not args.baseline:
         return await _streamed(args, output, ws, plan, shown)
-    report = await checking.files_diagnostics(ws, plan.files, args.timeout, servers=plan.servers)
+    bounds = checking.bounds_for(args.timeout)
+    report = await checking.files_diagnostics(
+        ws, plan.files, args.timeout, servers=plan.servers, bounds=bounds
+    )
     report = checking.with_left_out(ws, report, plan)
     items = reports.shown(report.items, args.min_severity)
     if args.baseline:
@@ -73,13 +77,14 @@ async def check(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
 
         output.result(sarif(visible, servers, line_of(ws), raw_line(ws)))
     failing = any(reports.RANK[item.severity] <= reports.RANK[args.fail_on] for item in items)
+    say_stopped(output, bounds, report.files)
     return finish(output, ws, report.files, shown, failing)
 
 
 async def _streamed(
     args: argparse.Namespace, output: Output, ws: Workspace, plan: Plan, shown: Shown
 ) -> int:
-    deadline = time.monotonic() + args.timeout
+    bounds = checking.bounds_for(args.timeout)
     lines = line_of(ws)
     places = raw_line(ws)
     errors = warnings = 0
@@ -87,8 +92,9 @@ async def _streamed(
     statuses: dict[str, FileStatus] = {}
     for start in range(0, len(plan.files), STREAM_BATCH):
         batch = plan.files[start : start + STREAM_BATCH]
-        left = max(0.001, deadline - time.monotonic())
-        report = await checking.files_diagnostics(ws, batch, left, servers=plan.servers)
+        report = await checking.files_diagnostics(
+            ws, batch, args.timeout, servers=plan.servers, bounds=bounds
+        )
         items = reports.shown(report.items, args.min_severity)
         visible = shown.diagnostics(items)
         if args.format == "text":
@@ -106,4 +112,13 @@ async def _streamed(
         statuses.update(report.files)
     if args.format == "text":
         output.result(reports.summary(errors, warnings, statuses, await servers_of(ws)))
+    say_stopped(output, bounds, statuses)
     return finish(output, ws, statuses, shown, failing)
+
+
+def say_stopped(output: Output, bounds: checking.Bounds, files: dict[str, FileStatus]) -> None:
+    """A warning per server the check stopped waiting for, saying why, when files timed
+    out (the line naming them follows)."""
+    if any(status.reason == "timeout" for status in files.values()):
+        for why in checking.why_stopped(bounds):
+            output.warning(f"{why}: stopped waiting for it")

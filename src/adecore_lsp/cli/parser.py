@@ -38,7 +38,8 @@ _GLOBAL_HELP = {
     "chosen server). Projects nested in it keep their own configuration",
     "server": "a registry server to use (repeatable); `adecore-lsp servers` lists them",
     "command": 'a server that is not in the registry, as one string ("my-lsp --stdio")',
-    "timeout": "the bound of every wait, in seconds (default 60)",
+    "timeout": "the bound of every wait, in seconds (default 60); for diagnostics, of a "
+    "server's silence: one that answers or moves its progress is waited for",
     "trace": "write every message with the servers to FILE, one JSON line each",
     "replay": "answer from a trace written by --trace instead of a live server",
     "quiet": "print nothing on stderr but errors",

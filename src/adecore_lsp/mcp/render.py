@@ -116,7 +116,10 @@ def diagnostics(
     files: Mapping[str, FileStatus],
     min_severity: str,
     timeout: float,
+    stopped: Sequence[str] = (),
 ) -> str:
+    """The text of a ``diagnostics`` answer; ``stopped`` says why the wait stopped waiting
+    for each server it gave up on (files ``"timeout"``), else the timeout is named."""
     lines = [_diagnostic_line(item) for item in result["items"]]
     counted = plural(len(files), "file")
     if not files and result.get("left_out"):
@@ -149,7 +152,11 @@ def diagnostics(
         if not status.complete:
             grouped.setdefault(status.reason, []).append(path)
     for reason, paths in grouped.items():
-        lines.append(f"INCOMPLETE: diagnostics of {names(paths)} {why(reason, timeout)}.")
+        if reason == "timeout" and stopped:
+            because = f"are not final: {'; '.join(stopped)}; ask again"
+        else:
+            because = why(reason, timeout)
+        lines.append(f"INCOMPLETE: diagnostics of {names(paths)} {because}.")
     if "timeout" in grouped or "server_crashed" in grouped:
         lines.append("Items shown for those files are the last ones known, maybe out of date.")
     return "\n".join(lines)

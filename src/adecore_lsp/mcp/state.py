@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from mcp.shared.message import ServerMessageMetadata
 from ..errors import AmbiguousTargetError, LspError
 from ..paths import uri_to_path
 from ..protocol.workspace.targets import PositionTarget, SymbolTarget, parse_target
+from ..workspace.checking import ANSWER_BY
 from ..workspace.files import confined
 from ..workspace.workspace import Workspace
 
@@ -73,6 +75,13 @@ class Options:
         """The bound of one call as a whole: every wait inside it is bounded by ``timeout``,
         and a call makes a few (readiness, then the request), so twice that."""
         return 2 * self.timeout
+
+    @property
+    def answer_by(self) -> float:
+        """Seconds into a call after which its waits for diagnostics, which go on while the
+        servers work, answer with what is final: one and a half ``timeout``s, so that the
+        answer comes within :attr:`bound`, and a partial answer beats none."""
+        return 1.5 * self.timeout
 
 
 class State:
@@ -212,9 +221,11 @@ async def call(ctx: Context[State, Any], work: Callable[[Workspace], Awaitable[T
     try:
         ws = await state.workspace(ctx)
         forwarder = Forwarder.start(ctx, ws)
+        answer_by = ANSWER_BY.set(time.monotonic() + state.options.answer_by)
         try:
             return await asyncio.wait_for(work(ws), state.options.bound)
         finally:
+            ANSWER_BY.reset(answer_by)
             if forwarder is not None:
                 await forwarder.close()
     except ToolError:

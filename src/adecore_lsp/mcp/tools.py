@@ -17,6 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from ..workspace import checking
 from ..workspace.model import Location, Results, Symbol
 from ..workspace.workspace import Workspace
 from . import edit_tools, render, shapes
@@ -80,7 +81,8 @@ async def diagnostics(
 
     async def work(ws: Workspace) -> CallToolResult:
         ws.server_choice.links_out.clear()
-        report = await ws.diagnostics(checked_paths(ws, paths), timeout=ws.timeout)
+        bounds = checking.bounds_for(ws.timeout)
+        report = await checking.diagnostics(ws, checked_paths(ws, paths), ws.timeout, bounds=bounds)
         kept = [item for item in report.items if RANK[item.severity] <= RANK[min_severity]]
         total, truncated = shapes.counts(kept, limit)
         if truncated:
@@ -96,7 +98,8 @@ async def diagnostics(
         }
         if report.left_out:
             result["left_out"] = report.left_out
-        text = render.diagnostics(result, report.files, min_severity, ws.timeout)
+        stopped = checking.why_stopped(bounds)
+        text = render.diagnostics(result, report.files, min_severity, ws.timeout, stopped)
         left = sorted(ws.paths.relative(path) for path in ws.server_choice.links_out)
         if left:
             text += "\n" + render.links_out(left)

@@ -3,13 +3,17 @@
 A wait never guesses: it sleeps until a server sends something or a settle window ends
 (the trackers of :mod:`adecore_lsp.protocol.workspace.readiness` and ``.finality`` say when), and a
 deadline that passes is reported as such (``timed_out``, ``complete: False``), never as
-``ready`` or clean.
+``ready`` or clean. The timeout of a wait for diagnostics bounds each server's silence, not
+its work (:mod:`adecore_lsp.protocol.workspace.silence`): a server that answers or moves its
+progress is waited for, one that says nothing new for the timeout is not.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import math
 import os
 import time
 import warnings
@@ -22,6 +26,7 @@ from ..errors import ErrorCodes, LspError, StaleResultError
 from ..protocol.documents.notebooks import InvalidNotebookError
 from ..protocol.documents.positions import check_encoding
 from ..protocol.workspace.finality import FinalityStatus
+from ..protocol.workspace.silence import UNANSWERED_TIMES, SilenceBounds, Stop
 from ..session import LspSession
 from . import notebooks, scopes
 from .files import NotUtf8Error
@@ -43,6 +48,23 @@ __all__: list[str] = []
 
 PULLS_AT_ONCE = 8
 """How many pull requests one server gets at a time."""
+
+Bounds = SilenceBounds["ServerHandle"]
+"""The silence bounds of one check, per server (:mod:`..protocol.workspace.silence`)."""
+
+ANSWER_BY: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "adecore_lsp_answer_by", default=None
+)
+"""When the task at hand must answer by, work or not (``time.monotonic()``): an MCP tool
+call, which its host ends. A wait for diagnostics inside it stops then and answers with what
+is final; None (the default) for a caller that waits as long as the servers work."""
+
+
+def bounds_for(timeout: float) -> Bounds:
+    """New bounds for a check starting now, with :data:`ANSWER_BY` as their ``until``."""
+    now = time.monotonic()
+    until = ANSWER_BY.get()
+    return SilenceBounds(timeout, now, None if until is None else max(now, until))
 
 
 # -- readiness -------------------------------------------------------------------------------
@@ -91,23 +113,52 @@ async def wait_ready(handle: ServerHandle, began: float, timeout: float) -> Read
 # -- diagnostics -----------------------------------------------------------------------------
 
 
+def why_stopped(bounds: Bounds) -> list[str]:
+    """A sentence per server a check stopped waiting for (by id, each once), saying why, in
+    the words of the command line and MCP (whose ``--timeout`` is the bounds' timeout)."""
+    said: dict[str, str] = {}
+    for handle, stop in bounds.stopped().items():
+        name = handle.spec.id
+        if name in said:
+            continue
+        if stop.why == "silent":
+            said[name] = (
+                f"{name} said nothing new for {stop.after:g} s (no answer, no diagnostics, no "
+                f"progress that moved; --timeout {bounds.timeout:g})"
+            )
+        elif stop.why == "unanswered":
+            said[name] = (
+                f"{name} kept reporting progress for {stop.after:g} s ({UNANSWERED_TIMES} times "
+                f"--timeout {bounds.timeout:g}) without diagnostics for any file"
+            )
+        else:
+            said[name] = (
+                f"{name} was still working when the call's time was up ({round(stop.after, 1):g} s)"
+            )
+    return list(said.values())
+
+
 async def diagnostics(
     ws: Workspace,
     paths: Sequence[str | os.PathLike[str]] | None,
     timeout: float,
     *,
     reuse: bool = False,
+    bounds: Bounds | None = None,
 ) -> DiagnosticsReport:
     """``Workspace.diagnostics``: ``paths`` may name files and folders, each checked by the
     servers whose command line, given that path, checks it (a folder, or the root when
     ``paths`` is None, stands for its files; :mod:`.scopes`); what none checks is in the
     report's ``left_out``; a file that is not UTF-8 is not checked (``not_utf8``), the
-    others are. A configuration that could not be read is said in a ``UserWarning``."""
+    others are. A configuration that could not be read is said in a ``UserWarning``.
+    ``timeout`` bounds each server's silence (as :func:`files_diagnostics` says)."""
     # One file named twice (``app.py`` and ``./app.py``) is checked once.
     plan = scopes.plan_of(ws, paths)
     for notice in plan.notices:
         warnings.warn(notice, UserWarning, stacklevel=3)
-    report = await files_diagnostics(ws, plan.files, timeout, reuse=reuse, servers=plan.servers)
+    report = await files_diagnostics(
+        ws, plan.files, timeout, reuse=reuse, servers=plan.servers, bounds=bounds
+    )
     return with_left_out(ws, report, plan)
 
 
@@ -133,21 +184,30 @@ async def files_diagnostics(
     *,
     reuse: bool = False,
     servers: Mapping[Path, Collection[str]] | None = None,
+    bounds: Bounds | None = None,
 ) -> DiagnosticsReport:
     """:func:`diagnostics` of files already found (absolute paths, each once, as
     ``Workspace.files_of`` and ``root_files`` give them): the command line finds them once.
     With ``reuse``, a document whose diagnostics are final for its current text already (a
     pull answered since its last change, no refresh since) is not pulled again: the side
     "before" of an edit, taken just after the last check. ``servers`` names, for a file in
-    it, the ids of the only servers that check it (its scope's, ``scopes.Plan.servers``)."""
-    deadline = time.monotonic() + timeout
+    it, the ids of the only servers that check it (its scope's, ``scopes.Plan.servers``).
+
+    ``timeout`` bounds each server's silence, not its work: the wait for a server's files
+    stops once it said nothing new for ``timeout`` seconds (no pull answered, no report on a
+    file of the check, no progress that moved), or kept working ten times as long without a
+    first answer for any of them; its files not final then are ``"timeout"``. ``bounds``
+    carries that across the calls of one check (a batch at a time), and says which servers
+    it stopped waiting for and why; a new one per call by default (:func:`bounds_for`)."""
+    if bounds is None:
+        bounds = bounds_for(timeout)
     await ws.sync_disk()
     items: list[Diagnostic] = []
     statuses: dict[str, FileStatus] = {}
     for start in range(0, len(files), max(1, ws.max_open_files)):
         batch = files[start : start + max(1, ws.max_open_files)]
         opened_here = [f for f in batch if ws.paths.uri(f) not in ws.open_files]
-        await _check(ws, batch, deadline, items, statuses, reuse, servers or {})
+        await _check(ws, batch, bounds, items, statuses, reuse, servers or {})
         if len(files) > ws.max_open_files:
             with HeldWrites() as held:
                 held.add(ws.server_choice.handles)
@@ -172,7 +232,7 @@ async def files_diagnostics(
 async def _check(
     ws: Workspace,
     files: list[Path],
-    deadline: float,
+    bounds: Bounds,
     items: list[Diagnostic],
     statuses: dict[str, FileStatus],
     reuse: bool = False,
@@ -186,7 +246,7 @@ async def _check(
     with HeldWrites() as held:
         for path in files:
             held.add(await _open(ws, path, wanted, statuses, (servers or {}).get(path)))
-        final = await _final(ws, wanted, deadline, reuse)
+        final = await _final(ws, wanted, bounds, reuse)
     for handle, uri, path, status in final:
         shown = ws.paths.relative(path)
         session = handle.live
@@ -220,12 +280,13 @@ async def _check(
 async def _final(
     ws: Workspace,
     wanted: list[tuple[ServerHandle, str, Path]],
-    deadline: float,
+    bounds: Bounds,
     reuse: bool = False,
 ) -> list[tuple[ServerHandle, str, Path, FinalityStatus]]:
     """Pull what the servers answer pulls for (with ``reuse``, not what is final already),
-    and wait until the diagnostics of every wanted document are final (or the deadline):
-    each with its status at that moment."""
+    and wait until the diagnostics of every wanted document are final, or its server's
+    ``bounds`` passed: each with its status at that moment."""
+    bounds.begin(time.monotonic())
     pulled = {
         handle: [u for h, u, _ in wanted if h is handle and notebooks.pulled_by_workspace(h, u)]
         for handle in {h for h, _, _ in wanted}
@@ -246,13 +307,12 @@ async def _final(
         for uri in uris
         if session.supports("textDocument/diagnostic", uri) and (handle, uri) not in known
     }
-    first = _FirstRound(len(answering))
+    first = _FirstRound([handle for handle, _ in answering])
     pulls = [
         asyncio.ensure_future(
             _pull_all(
                 handle,
                 uris,
-                deadline,
                 first,
                 {u for h, u in answering if h is handle},
                 [u for u in uris if (handle, u) not in known],
@@ -261,8 +321,8 @@ async def _final(
         for handle, uris in pulled.items()
     ]
     try:
-        await first.wait(deadline)
-        await _wait_final(ws, wanted, deadline)
+        await first.wait(bounds)
+        await _wait_final(ws, wanted, bounds)
         # Every status is read at the moment the wait ended, before anything else can
         # arrive (the pulls end after this, and may be answered meanwhile).
         now = time.monotonic()
@@ -329,27 +389,50 @@ class HeldWrites(contextlib.ExitStack):
                 self.enter_context(session.held_writes())
 
 
+def _heard(handle: ServerHandle) -> float:
+    """When ``handle``'s server last said something new: a report on a document, a pull
+    answered, progress that moved."""
+    return max(handle.readiness.moved_at, handle.finality.heard_at)
+
+
+def _stop(bounds: Bounds, handle: ServerHandle) -> Stop:
+    """When the wait stops waiting for ``handle``'s server unless it says something new."""
+    return bounds.stop(handle, _heard(handle), handle.finality.answered_at)
+
+
 class _FirstRound:
-    """Counts the documents whose first pull has not ended: until they all have, a wait for
-    final diagnostics has nothing to look at (a pulled document is final when its answer
-    comes), so it sleeps once instead of looking again at every answer."""
+    """Counts, per server, the documents whose first pull has not ended: until they all
+    have, a wait for final diagnostics has nothing to look at (a pulled document is final
+    when its answer comes), so it sleeps until they have or their servers' bounds passed,
+    instead of looking again at every answer."""
 
-    def __init__(self, count: int) -> None:
-        self.left = count
+    def __init__(self, handles: Iterable[ServerHandle]) -> None:
+        self.left: dict[ServerHandle, int] = {}
+        for handle in handles:
+            self.left[handle] = self.left.get(handle, 0) + 1
         self.ended = asyncio.Event()
-        if count == 0:
+        if not self.left:
             self.ended.set()
 
-    def one_ended(self) -> None:
-        self.left -= 1
-        if self.left <= 0:
-            self.ended.set()
+    def one_ended(self, handle: ServerHandle) -> None:
+        self.left[handle] -= 1
+        if self.left[handle] <= 0:
+            del self.left[handle]
+            if not self.left:
+                self.ended.set()
 
-    async def wait(self, deadline: float) -> None:
-        left = deadline - time.monotonic()
-        if left > 0 and not self.ended.is_set():
+    async def wait(self, bounds: Bounds) -> None:
+        """Until every first pull ended, or the bounds of the servers still owing one passed
+        (a bound moves on while its server answers: it is looked at again when it passes)."""
+        while not self.ended.is_set():
+            now = time.monotonic()
+            until = max(
+                (_stop(bounds, h).at for h in self.left if h.state != "crashed"), default=now
+            )
+            if now >= until:
+                return
             try:
-                await asyncio.wait_for(self.ended.wait(), left)
+                await asyncio.wait_for(self.ended.wait(), until - now)
             except asyncio.TimeoutError:
                 pass
 
@@ -357,30 +440,25 @@ class _FirstRound:
 async def _pull_all(
     handle: ServerHandle,
     uris: list[str],
-    deadline: float,
     first: _FirstRound,
     counted: set[str],
     unknown: list[str],
 ) -> None:
     """Pull the documents of a server that answers pulls, a few at a time (at first those
     whose final diagnostics are ``unknown``); every one pulled again when the server asks
-    for it (``workspace/diagnostic/refresh``) before the wait ends (which cancels this)."""
+    for it (``workspace/diagnostic/refresh``), until the wait ends (which cancels this)."""
     refreshes = handle.refreshes
-    await _pull_round(handle, unknown, deadline, first, counted)
+    await _pull_round(handle, unknown, first, counted)
     while True:
         while handle.refreshes == refreshes:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return
-            await handle.refreshed.wait(left)
+            await handle.refreshed.wait(None)
         refreshes = handle.refreshes
-        await _pull_round(handle, uris, deadline, None, set())
+        await _pull_round(handle, uris, None, set())
 
 
 async def _pull_round(
     handle: ServerHandle,
     uris: list[str],
-    deadline: float,
     first: _FirstRound | None,
     counted: set[str],
 ) -> None:
@@ -391,35 +469,30 @@ async def _pull_round(
     async def worker() -> None:
         for uri in waiting:
             try:
-                await _pull_one(handle, uri, deadline)
+                await _pull_one(handle, uri)
             finally:
                 if first is not None and uri in counted:
-                    first.one_ended()
+                    first.one_ended(handle)
 
     await asyncio.gather(*(worker() for _ in range(min(PULLS_AT_ONCE, len(uris)))))
 
 
-async def _pull_one(handle: ServerHandle, uri: str, deadline: float) -> None:
+async def _pull_one(handle: ServerHandle, uri: str) -> None:
     """Pull one document until an answer for its current version came, or none will (no
-    pulls, a crash, a refusal, the deadline: the wait for final diagnostics reports it)."""
+    pulls, a crash, a refusal: the wait for final diagnostics reports it). No request of its
+    own has a deadline: the wait, which bounds the server's silence, cancels it."""
     session = handle.live
     while session is not None and uri in session.documents:
         if not session.supports("textDocument/diagnostic", uri):
             # A server may register pulls later (basedpyright on a busy machine): wait
-            # for that within the deadline, while its pushes count meanwhile.
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return
-            if not await session.wait_for_capability("textDocument/diagnostic", uri, timeout=left):
+            # for that while the wait lasts, while its pushes count meanwhile.
+            if not await session.wait_for_capability("textDocument/diagnostic", uri, timeout=None):
                 return
             continue
         version = notebooks.report_version(handle, session, uri)
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return
         asked = handle.finality.generation
         try:
-            result = await session.document_diagnostics(uri, timeout=left)
+            result = await session.document_diagnostics(uri, timeout=None)
         except StaleResultError:
             continue  # the text changed meanwhile: pull the new one
         except LspError:
@@ -432,30 +505,38 @@ async def _pull_one(handle: ServerHandle, uri: str, deadline: float) -> None:
 
 
 async def _wait_final(
-    ws: Workspace, wanted: list[tuple[ServerHandle, str, Path]], deadline: float
+    ws: Workspace, wanted: list[tuple[ServerHandle, str, Path]], bounds: Bounds
 ) -> None:
-    """Sleep until every wanted document's diagnostics are final, or the deadline.
+    """Sleep until every wanted document's diagnostics are final, or its server's bound
+    passed (it is then given up on in ``bounds``).
 
     Each wake looks only at the documents still waiting (a final one leaves the list), and
-    sleeps until the earliest of their settle windows ends or a server says something. A
-    document of a server that stays silent when nothing changed (its spec names a
-    ``diagnostics_probe``) is asked about directly once it has been silent for the server's
-    settle window.
+    sleeps until the earliest of their settle windows and bounds ends or a server says
+    something. A document of a server that stays silent when nothing changed (its spec
+    names a ``diagnostics_probe``) is asked about directly once it has been silent for the
+    server's settle window.
     """
     waiting = [(handle, uri, path) for handle, uri, path in wanted]
     probes: dict[tuple[int, str, int], asyncio.Future[object]] = {}
     try:
         while True:
             now = time.monotonic()
+            stops: dict[ServerHandle, Stop] = {}
             still: list[tuple[ServerHandle, str, Path]] = []
-            wake = deadline
+            wake = math.inf
             for handle, uri, path in waiting:
                 if handle.state == "crashed":
                     continue
                 status = handle.finality.status(uri, now)
                 if status.final:
                     continue
+                stop = stops.get(handle)
+                if stop is None:
+                    stop = stops[handle] = _stop(bounds, handle)
+                if now >= stop.at:
+                    continue
                 still.append((handle, uri, path))
+                wake = min(wake, stop.at)
                 if status.recheck_at is not None and status.recheck_at < wake:
                     wake = status.recheck_at
                 late_pull = notebooks.pulled_when_silent(handle, uri)
@@ -470,22 +551,26 @@ async def _wait_final(
                     key = (id(handle), uri, version)
                     if now >= ask_at and key not in probes:
                         probes[key] = asyncio.ensure_future(
-                            _pull_one(handle, uri, deadline)
+                            _pull_one(handle, uri)
                             if late_pull
                             else _probe(handle, uri, path, version)
                         )
                     elif ask_at < wake:
                         wake = ask_at
+            for handle, stop in stops.items():
+                if now >= stop.at:
+                    bounds.gave_up(handle, stop, _heard(handle), handle.finality.answered_at)
             waiting = still
-            if now >= deadline:
-                return
             if not waiting:
                 # Final at the same moment, all of them: one that got another report for
-                # its version since it was final is waited for again.
+                # its version since it was final is waited for again (while its server's
+                # bound has not passed).
                 waiting = [
                     (handle, uri, path)
                     for handle, uri, path in wanted
-                    if handle.state != "crashed" and not handle.finality.status(uri, now).final
+                    if handle.state != "crashed"
+                    and not handle.finality.status(uri, now).final
+                    and now < _stop(bounds, handle).at
                 ]
                 if not waiting:
                     return

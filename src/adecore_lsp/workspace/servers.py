@@ -376,7 +376,7 @@ class ServerHandle:
         def registered(method: str) -> None:
             if method == "textDocument/diagnostic":
                 # A refresh (or a new registration): pull answers are outdated, ask again.
-                self.finality.refreshed()
+                self.finality.refreshed(now())
                 self.refreshes += 1
                 self.refreshed.fire()
             if session.supports(method):

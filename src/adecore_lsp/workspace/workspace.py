@@ -379,7 +379,8 @@ class Workspace:
         self, paths: Sequence[str | os.PathLike[str]] | None = None, *, timeout: float = 30
     ) -> DiagnosticsReport:
         """The diagnostics of ``paths`` (every file of the root by default), known final for
-        their current text; a timeout says so per file and keeps the stale items."""
+        their current text. ``timeout`` bounds each server's silence, not its work; a file
+        whose server was given up on says so and keeps its stale items."""
         return await checking.diagnostics(self, paths, timeout)
 
     @_when_open

@@ -51,6 +51,15 @@ as final only a settle window after the change (the server's new reports come fi
 :meth:`silent_since` says since when a document has heard nothing for its current version,
 so that the workspace can ask such a server directly and feed the answer as a pull.
 
+**Heard and answered.** A wait bounds a server's silence, not its work (:mod:`.silence`):
+:attr:`~DiagnosticsFinality.heard_at` is when the server last said something about an
+expected document (a push, a pull answer, for any version) or asked for its diagnostics
+again (a refresh), and
+:attr:`~DiagnosticsFinality.answered_at` when an expected document last got its *first*
+report for its current version (or since other files changed). A server that answers again
+and again about the same documents (a refresh after a refresh) is heard, but answers nothing
+new.
+
 Final is judged at ``now``, not latched: a new report for the same version, or progress that
 begins again before a versioned report, makes a final document wait again, since the server
 is sending, or may send, a newer answer.
@@ -110,6 +119,8 @@ class _Document:
     """The version ``known`` came from; None while nothing is known."""
     expected_at: float = 0.0
     """When the client sent ``version``."""
+    answered: bool = False
+    """Whether a report for ``version`` came (since other files last changed)."""
 
     def current(self) -> list[Any] | None:
         """The items received for ``version``, pull's then those of the push's the pull does
@@ -164,6 +175,8 @@ class DiagnosticsFinality:
         "_last_push_at",
         "_progress",
         "_progress_ended_at",
+        "answered_at",
+        "heard_at",
         "settle",
     )
 
@@ -177,6 +190,13 @@ class DiagnosticsFinality:
         self._last_push_at = float("-inf")
         self._changed_at = float("-inf")
         self._generation = 0
+        self.heard_at = float("-inf")
+        """When the server last reported on an expected document or asked for its
+        diagnostics again, -inf before it did (see "Heard and answered"). Read it, never
+        write it."""
+        self.answered_at = float("-inf")
+        """When an expected document last got its first report for its current version, -inf
+        before one did (see "Heard and answered"). Read it, never write it."""
 
     # -- feeds ----------------------------------------------------------------------------
 
@@ -206,6 +226,7 @@ class DiagnosticsFinality:
             document.version = version
             document.pulled = document.pushed = None
             document.versioned = False
+            document.answered = False
             document.expected_at = now
         document.mode = mode
 
@@ -221,7 +242,9 @@ class DiagnosticsFinality:
         document = self._documents.get(uri)
         if document is None:
             return
+        self.heard_at = now
         if version is None or version == document.version:
+            self._answered(document, now)
             document.pushed = list(items)
             document.pushed_at = now
             document.versioned = version is not None
@@ -251,12 +274,14 @@ class DiagnosticsFinality:
         basedpyright's answer then lacks what it found meanwhile): such an answer is kept as
         the last known items, and the document wants another pull. For an earlier version
         it counts for nothing (it may become the last known items); a later version, or a
-        document not expected, is dropped. ``now`` is taken so that every feed has the same
-        shape.
+        document not expected, is dropped.
         """
         document = self._documents.get(uri)
         if document is None:
             return False
+        self.heard_at = now
+        if version == document.version:
+            self._answered(document, now)
         if version == document.version and generation in (None, self._generation):
             document.pulled = list(items)
             return True
@@ -274,11 +299,14 @@ class DiagnosticsFinality:
             self._progress_ended_at = now
         self._progress = active
 
-    def refreshed(self) -> None:
+    def refreshed(self, now: float | None = None) -> None:
         """The server asked for its diagnostics again (``workspace/diagnostic/refresh``:
         something else changed, a file it imports was deleted): a pull answer no longer
         makes a document final; it is kept as the last known items until the next pull,
-        and an answer to a pull sent before now makes nothing final either."""
+        and an answer to a pull sent before now makes nothing final either. ``now``, when
+        given, is when the server asked: it is heard then (it works on the diagnostics)."""
+        if now is not None:
+            self.heard_at = now
         self._generation += 1
         for document in self._documents.values():
             if document.pulled is not None:
@@ -294,6 +322,14 @@ class DiagnosticsFinality:
         after ``now`` has passed, so that the server's reports on the change come first."""
         self.refreshed()
         self._changed_at = now
+        for document in self._documents.values():
+            document.answered = False
+
+    def _answered(self, document: _Document, now: float) -> None:
+        """A report for ``document``'s current version came at ``now``: the first one counts."""
+        if not document.answered:
+            document.answered = True
+            self.answered_at = now
 
     def closed(self, uri: str) -> None:
         """The client closed ``uri``: everything about it goes, and later reports are dropped."""

@@ -43,6 +43,14 @@ Signals of another kind than the declared one count too, by these rules:
    show are used (a declared "server_status" server that never sent one, but whose progress
    ended, is ready by its progress).
 
+**Work that moves.** :attr:`ReadinessTracker.moved_at` is when the server last showed its
+work moving, for a wait that bounds a server's silence rather than its work
+(:mod:`.silence`): a progress token created, begun or ended, a report that says something
+else than its token's last one (another ``message`` or ``percentage``), a ``serverStatus``
+other than the last, the registration that marks it ready. A report repeating the last one
+says the server is there, not that it gets anywhere: a server stuck repeating itself is
+silent. Progress that is a status moves nothing.
+
 Time is an argument: every feed and every query takes ``now``, seconds on any monotonic clock.
 :meth:`ReadinessTracker.check` says when its answer may change without new input
 (``recheck_at``), so a waiter sleeps exactly that long. The async workspace layer feeds the
@@ -121,6 +129,9 @@ class ReadinessTracker:
         "_grace",
         "_grace_end",
         "_last_end",
+        "_last_orphan",
+        "_last_reports",
+        "_last_status",
         "_loaded",
         "_phases",
         "_progress_seen",
@@ -131,6 +142,7 @@ class ReadinessTracker:
         "_source",
         "_status",
         "_status_titles",
+        "moved_at",
     )
 
     def __init__(
@@ -175,6 +187,16 @@ class ReadinessTracker:
         self._registered = False
         self._loaded = False
         """Whether the server was once seen ready (see "Loaded once ready")."""
+        self.moved_at = float("-inf")
+        """When the server last showed its work moving (see "Work that moves"); -inf before
+        it did. Read it, never write it."""
+        self._last_reports: dict[ProgressToken, tuple[object, object]] = {}
+        """Per token begun and not ended, the ``message`` and ``percentage`` it last said."""
+        self._last_orphan: tuple[ProgressToken, object, object, object] | None = None
+        """The last report or end for a token not active (its begin missed): a repeat moves
+        nothing."""
+        self._last_status: object = None
+        """The params of the last ``serverStatus``; None before one came."""
 
     # -- feeds ----------------------------------------------------------------------------
 
@@ -193,6 +215,7 @@ class ReadinessTracker:
         if _is_token(token):
             self._seen_ready(now)
             self._begin(token)
+            self.moved_at = now
 
     def progress(self, token: object, value: object, now: float) -> None:
         """The server sent ``$/progress`` with ``token`` and ``value``.
@@ -201,28 +224,45 @@ class ReadinessTracker:
         it at ``now``. A ``report`` for an active token changes nothing, and one for a token
         never begun counts the token as seen and ended (its begin may have been missed). A
         value that is not an object or has another ``kind`` (a partial result, say), and a
-        token that is not an ``int`` or ``str``, are ignored.
+        token that is not an ``int`` or ``str``, are ignored. Each of the others moves the
+        work (:attr:`moved_at`), but a status's and a report repeating its token's last one.
         """
         if not _is_token(token) or not isinstance(value, dict):
             return
         self._seen_ready(now)
         kind = value.get("kind")
         title = value.get("title")
+        said = (value.get("message"), value.get("percentage"))
         if kind == "begin" and isinstance(title, str) and title in self._status_titles:
             # A status, not work: the token (created as work, maybe) holds nothing.
             self._progress_seen = True
             self._active.discard(token)
+            self._last_reports.pop(token, None)
             self._status.add(token)
         elif token in self._status:
             if kind == "end":
                 self._status.discard(token)
         elif kind == "begin":
             self._begin(token)
+            self._last_reports[token] = said
+            self.moved_at = now
             if isinstance(title, str):
                 self._phases.setdefault(title, None)
-        elif kind == "end" or (kind == "report" and token not in self._active):
+        elif kind == "report" and token in self._active:
+            if self._last_reports.get(token) != said:
+                self._last_reports[token] = said
+                self.moved_at = now
+        elif kind in ("end", "report"):
+            # An end of an active token; else one not begun (or ended before): its begin
+            # may have been missed, and only what is not a repeat of the last one moves.
+            orphan = (token, kind, *said)
+            if token in self._active or orphan != self._last_orphan:
+                self.moved_at = now
+            if token not in self._active:
+                self._last_orphan = orphan
             self._progress_seen = True
             self._active.discard(token)
+            self._last_reports.pop(token, None)
             self._last_end = now
 
     def server_status(self, params: object, now: float) -> None:
@@ -230,9 +270,12 @@ class ReadinessTracker:
 
         Only ``quiescent`` matters: ``true`` is ready, whatever ``health`` says (an unhealthy
         but quiescent server will not get any further by waiting). Params without a boolean
-        ``quiescent`` are ignored. ``now`` is taken so that every feed has the same shape.
+        ``quiescent`` are ignored. A status other than the last moves the work.
         """
         if isinstance(params, dict):
+            if params != self._last_status:
+                self._last_status = dict(params)
+                self.moved_at = now
             quiescent = params.get("quiescent")
             if type(quiescent) is bool:
                 self._quiescent = quiescent
@@ -246,6 +289,7 @@ class ReadinessTracker:
         if method == self._ready_registration:
             self._seen_ready(now)
             self._registered = True
+            self.moved_at = now
 
     def _seen_ready(self, now: float) -> None:
         """Before a signal is taken: if the server was ready until it came, it has loaded."""
