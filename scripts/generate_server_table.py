@@ -19,6 +19,10 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = REPO_ROOT / "docs" / "servers.md"
 sys.path.insert(0, str(REPO_ROOT / "src"))
 
+from adecore_lsp.protocol.workspace.config_programs import (  # noqa: E402
+    MYPY_PROGRAM_KEYS,
+    PYREFLY_PROGRAM_KEYS,
+)
 from adecore_lsp.workspace.registry import Registry, ServerSpec  # noqa: E402
 
 HEADER = """\
@@ -132,9 +136,30 @@ environment from disk); zuban was not measured.
 
 """
 
+PROGRAMS_HEADER = """
+## Configurations that name a program
+
+A server reads its own configuration files itself, and some of their keys name a program it
+runs, whatever a client gives it (measured with marker scripts). In a root, or a nested
+project, that is not trusted, such a server is not started while one of its configurations
+there names one (`docs/security.md`): what it would check is reported not checked, naming
+the file and the key. basedpyright's `venvPath` and `venv` and ty's `environment.python` are
+read from disk and run nothing (measured the same way).
+
+"""
+
+_PROGRAM_KEYS = {
+    "pyrefly": (
+        "`pyrefly.toml`, `.pyrefly.toml` or `[tool.pyrefly]`: "
+        + ", ".join(f"`{key}`" for key in PYREFLY_PROGRAM_KEYS)
+        + "; without one of those, the mypy configuration it reads in their place (`mypy.ini`"
+        " `[mypy]`, `[tool.mypy]`): " + ", ".join(f"`{key}`" for key in MYPY_PROGRAM_KEYS)
+    ),
+}
+
 _SOURCES = {
     ".venv": "its root's `.venv`",
-    ".venv above": "the `.venv` of its root or of the nearest folder above it",
+    "venv above": "the `.venv`, `venv` or `env` of its root or of the nearest folder above it",
     "VIRTUAL_ENV": "`VIRTUAL_ENV`",
     "CONDA_PREFIX": "`CONDA_PREFIX`",
     "PATH": "the `python3` or `python` on `PATH`",
@@ -154,8 +179,26 @@ def data(registry: Registry) -> str:
             given = f"`{spec.interpreter}`"
             if spec.interpreter_paths is not None:
                 given += f" (the folders in `{spec.interpreter_paths}`)"
-            starts.append(f"- `{spec.id}`: {places}; given through {given}\n")
-    return DATA_HEADER + "".join(lines) + INTERPRETER_HEADER + "".join(starts)
+            always = (
+                " (always, where a folder it reaches is not trusted: it also finds one for each"
+                " project below its root)"
+                if spec.interpreter_per_project
+                else ""
+            )
+            starts.append(f"- `{spec.id}`: {places}; given through {given}{always}\n")
+    programs = [
+        f"- `{spec.id}`: {_PROGRAM_KEYS[spec.config_programs]}\n"
+        for spec in registry
+        if spec.config_programs is not None
+    ]
+    return (
+        DATA_HEADER
+        + "".join(lines)
+        + INTERPRETER_HEADER
+        + "".join(starts)
+        + PROGRAMS_HEADER
+        + "".join(programs)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

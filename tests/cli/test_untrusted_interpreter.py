@@ -40,7 +40,13 @@ def repository(tmp_path: Path) -> tuple[Path, Path]:
     log = tmp_path / "interpreter-ran"
     root = write(tmp_path / "stranger", {"app.py": APP})
     (root / ".git").mkdir()
-    venv = root / ".venv"
+    environment(root / ".venv", log)
+    return root, log
+
+
+def environment(venv: Path, log: Path) -> Path:
+    """An environment at ``venv`` holding ``venvonly``, whose interpreters are markers that
+    leave a line in ``log``, then run a real Python of that environment."""
     site = venv / "lib" / VERSION / "site-packages"
     write(
         site,
@@ -59,7 +65,7 @@ def repository(tmp_path: Path) -> tuple[Path, Path]:
         shim = venv / "bin" / name
         shim.write_text(MARKER.format(log=log), encoding="utf-8")
         shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
-    return root, log
+    return venv
 
 
 def activated(root: Path, *after: str) -> dict[str, str]:
@@ -157,3 +163,80 @@ def test_a_sitecustomize_or_pth_code_of_the_environment_never_runs(tmp_path: Pat
     assert found_in_venv(ran), ran.out
     assert runs(log) == 0
     assert not evil.exists()
+
+
+def test_pyrefly_starts_no_environment_of_an_untrusted_root_below_or_beside_it(
+    tmp_path: Path,
+) -> None:
+    """pyrefly finds ``venv`` and ``env`` as it finds ``.venv``, and an environment for each
+    project below its root (a folder holding a ``pyproject.toml``): in an untrusted root it
+    is given an interpreter in any case, so none of them runs."""
+    find_server("pyrefly")
+    log = tmp_path / "interpreter-ran"
+    root = write(
+        tmp_path / "stranger",
+        {
+            ".git/HEAD": "ref: refs/heads/main\n",
+            "app.py": APP,
+            "sub/pyproject.toml": "",
+            "sub/m.py": APP,
+        },
+    )
+    environment(root / "venv", log)
+    environment(root / "sub" / ".venv", log)
+    ran = run("check", "--server", "pyrefly", "--format", "json", "--no-progress", cwd=root)
+    no_traceback(ran)
+    assert ran.status == 0, ran
+    [notice] = [line for line in ran.err.splitlines() if "not trusted" in line]
+    assert "venv/bin/python" in notice
+    asked = definition(root, "pyrefly", {})
+    assert found_in_venv(asked), asked.out  # ours carries the root's venv's packages
+    assert runs(log) == 0, log.read_text(encoding="utf-8")
+    trusted = run(
+        "check", "--server", "pyrefly", "--format", "json", "--no-progress", "--trust", cwd=root
+    )
+    assert trusted.status == 0, trusted
+    assert sorted(set(log.read_text(encoding="utf-8").split())) == [
+        str(root / "sub/.venv/bin/python"),
+        str(root / "venv/bin/python"),
+    ]  # pyrefly's own behaviour: both environments' interpreters ran
+
+
+def test_an_untrusted_project_nested_in_a_trusted_root_starts_no_interpreter_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """The root is trusted (``adecore-lsp trust``); a project nested in it, with its own
+    ``[tool.adecore-lsp]``, is not: the interpreter of its ``.venv`` never runs, for
+    basedpyright rooted at the project (it holds a pyright configuration) nor for pyrefly
+    (which finds an environment for each project below its root). basedpyright gets ours,
+    carrying the project's packages."""
+    need("basedpyright")
+    find_server("pyrefly")
+    log = tmp_path / "interpreter-ran"
+    root = write(
+        tmp_path / "repo",
+        {
+            ".git/HEAD": "ref: refs/heads/main\n",
+            "pyproject.toml": "[tool.adecore-lsp]\n",
+            "top.py": "x = 1\n",
+            "examples/sample/pyproject.toml": "[tool.adecore-lsp]\n[tool.pyright]\n",
+            "examples/sample/app.py": APP,
+        },
+    )
+    environment(root / "examples" / "sample" / ".venv", log)
+    assert run("trust", root).status == 0
+    where = "examples/sample/app.py:3:10"
+    asked = {
+        server: run("definition", where, "--server", server, "--format", "json", cwd=root)
+        for server in ("basedpyright", "pyrefly")
+    }
+    for ran in asked.values():
+        no_traceback(ran)
+        assert ran.status == 0, ran
+    assert runs(log) == 0, log.read_text(encoding="utf-8")
+    assert found_in_venv(asked["basedpyright"]), asked["basedpyright"].out
+    for server in ("basedpyright", "pyrefly"):
+        trusted = run("definition", where, "--server", server, "--trust", cwd=root)
+        assert trusted.status == 0, trusted
+    ran_here = set(log.read_text(encoding="utf-8").split())
+    assert ran_here == {str(root / "examples/sample/.venv/bin/python")}  # trusted: they ran

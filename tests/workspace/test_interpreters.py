@@ -49,7 +49,7 @@ def test_each_source_finds_the_environment_the_server_would_start(tmp_path: Path
     env = {"VIRTUAL_ENV": str(active), "PATH": str(active / "bin")}
     assert environment_started([".venv"], root, env) == root / ".venv"
     assert environment_started([".venv"], root / "pkg", env) is None  # its root's only
-    assert environment_started([".venv above"], root / "pkg", env) == root / ".venv"
+    assert environment_started(["venv above"], root / "pkg", env) == root / ".venv"
     assert environment_started(["VIRTUAL_ENV"], root, env) == active
     assert environment_started(["CONDA_PREFIX"], root, env) is None
     assert environment_started(["CONDA_PREFIX"], root, {"CONDA_PREFIX": str(active)}) == active

@@ -345,7 +345,17 @@ async def _open(
 ) -> list[ServerHandle]:
     """Open one file of a check (in the servers whose ids are ``only``, when given): its
     documents join ``wanted``, or its status says why it is not checked. The servers that
-    have it."""
+    have it. A server that may not start here (its configuration names a program, in a
+    folder that is not trusted) leaves the file not final, saying why."""
+    asked = {
+        h.spec.id: h.refusal() for h in ws.handles_for(path) if only is None or h.spec.id in only
+    }
+    refused = [why for why in asked.values() if why is not None]
+    if refused:
+        statuses[ws.paths.relative(path)] = FileStatus(False, refused[0])
+        only = {server for server, why in asked.items() if why is None}
+        if not only:
+            return []
     try:
         if only is None:
             handles = await ws.open(path)

@@ -9,6 +9,7 @@ watches none is restarted when files came or went under its root.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..protocol.capabilities.watchers import CHANGED, CREATED, DELETED, watched_changes
 from .files import DiskState, Stamp, confined, read_text, tree_stock
+from .untrusted_folders import CONFIGURATION_NAMES, ServerRefusedError
 
 if TYPE_CHECKING:
     from .servers import ServerHandle
@@ -72,7 +74,9 @@ async def sync_disk(ws: Workspace) -> None:
     deleted under the root since the last look are announced to the servers whose watchers
     want them; a server that watches none is restarted when files were created or deleted
     under its root; and the servers told of any change judge the diagnostics of their other
-    files afresh.
+    files afresh. Before it is told, a running server whose own configuration now names a
+    program, in a folder that is not trusted, is stopped (:mod:`.untrusted_folders`): it
+    would read it with the next file it meets.
     """
     changes: list[tuple[Path, int]] = []
     sent: set[ServerHandle] = set()
@@ -102,14 +106,31 @@ async def sync_disk(ws: Workspace) -> None:
         known.disk, known.read_at = disk, read_at
         if text != known.text:
             known.text = text
-            sent.update(await ws.open_files.send(known.path, uri, text))
+            with contextlib.suppress(ServerRefusedError):  # none takes it: none to tell
+                sent.update(await ws.open_files.send(known.path, uri, text))
     tree = tree_changes(ws)
     changes.extend(tree)
+    await _stop_refused(ws, changes)
     sent.update(announce(ws, changes))
     await _restart_unwatched(ws, tree)
     now = time.monotonic()
     for handle in sent:
         handle.finality.others_changed(now)
+
+
+async def _stop_refused(ws: Workspace, changes: Sequence[tuple[Path, int]]) -> None:
+    """When a configuration file came, changed or went, stop each running server that may
+    not start now; its next start says why."""
+    if not any(path.name in CONFIGURATION_NAMES for path, _kind in changes):
+        return
+    stale = [
+        handle
+        for handle in ws.server_choice.handles
+        if handle.live is not None
+        and handle.untrusted is not None
+        and handle.untrusted.refusal(handle.spec, handle.root, fresh=True) is not None
+    ]
+    await asyncio.gather(*(handle.stop() for handle in stale))
 
 
 def _same_tick(disk: DiskState | None, read_at: float) -> bool:

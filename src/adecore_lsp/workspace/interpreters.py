@@ -2,14 +2,17 @@
 repository's own.
 
 Python servers start an interpreter by themselves to learn a project's search paths:
-basedpyright its root's ``.venv/bin/python``, pyrefly the nearest ``.venv``'s, pyright the
-``python`` on ``PATH``, jedi and pylsp the activated environment's (``ServerSpec``
-``interpreter_sources``, as measured). In a root that is not trusted that program is the
-repository's, so the server is told to run one of ours instead (``ServerSpec.interpreter``):
-the interpreter adecore-lsp runs on, in a folder of the user's state folder made to look
-like a virtual environment that has nothing installed, whose ``sys.path`` also holds the
-environment's own folders: its ``site-packages`` and the paths its ``.pth`` files name (their
-``import`` lines are code and are never run), read from disk. Imports resolve as the
+basedpyright its root's ``.venv/bin/python``, pyrefly the nearest ``.venv``, ``venv`` or
+``env``'s, pyright the ``python`` on ``PATH``, jedi and pylsp the activated environment's
+(``ServerSpec`` ``interpreter_sources``, as measured); pyrefly also the environment of each
+project below its root, so it is given an interpreter always where a folder it reaches is
+not trusted (``ServerSpec.interpreter_per_project``). In a root that is not trusted (or a
+nested project that is not: :mod:`.untrusted_folders`) that program is the repository's,
+so the server is told to run one of ours instead (``ServerSpec.interpreter``): the
+interpreter adecore-lsp runs on, in a folder of the user's state folder made to look like a
+virtual environment that has nothing installed, whose ``sys.path`` also holds the
+environment's own folders: its ``site-packages`` and the paths its ``.pth`` files name
+(their ``import`` lines are code and are never run), read from disk. Imports resolve as the
 server's own command line resolves them, with adecore-lsp's Python's version and standard
 library. A server that imports compiled modules found on its interpreter's path (jedi) gets
 an interpreter with nothing on it, and the folders as extra paths
@@ -42,16 +45,30 @@ before any of the project's folders, so a module of that name there is never imp
 class Interpreter:
     """What a server of an untrusted root is given: ``executable``, ours, in place of the
     interpreter of ``environment``; ``paths``, the environment's folders it carries (or, for
-    a server with ``interpreter_paths``, that are given there)."""
+    a server with ``interpreter_paths``, that are given there). For a server given one in
+    any case (``always``), ``executable`` may be the user's own interpreter, of
+    ``environment`` outside the untrusted folders (``None``: it would start none)."""
 
     executable: str
-    environment: Path
+    environment: Path | None
     paths: tuple[str, ...]
+
+
+VENV_NAMES = {".venv": (".venv",), "venv above": (".venv", "venv", "env")}
+"""The folders each source looks for an environment in (pyrefly's names, measured: a
+``.env`` folder it does not take)."""
 
 
 def environment_started(sources: Sequence[str], root: Path, env: Mapping[str, str]) -> Path | None:
     """The environment whose interpreter a server rooted at ``root`` starts, looking in
     ``sources`` in order (``INTERPRETER_SOURCES``); ``None`` when it finds none."""
+    found = started(sources, root, env)
+    return None if found is None else found[0]
+
+
+def started(sources: Sequence[str], root: Path, env: Mapping[str, str]) -> tuple[Path, str] | None:
+    """The environment a server rooted at ``root`` starts an interpreter of, and that
+    interpreter, looking in ``sources`` in order; ``None`` when it finds none."""
     for source in sources:
         found = _environment_at(source, root, env)
         if found is not None:
@@ -59,25 +76,36 @@ def environment_started(sources: Sequence[str], root: Path, env: Mapping[str, st
     return None
 
 
-def _environment_at(source: str, root: Path, env: Mapping[str, str]) -> Path | None:
-    if source in (".venv", ".venv above"):
-        folders = [root, *root.parents] if source == ".venv above" else [root]
+def _environment_at(source: str, root: Path, env: Mapping[str, str]) -> tuple[Path, str] | None:
+    if source in VENV_NAMES:
+        folders = [root, *root.parents] if source == "venv above" else [root]
         for folder in folders:
-            venv = folder / ".venv"
-            if _is_environment(venv):
-                return venv
+            for name in VENV_NAMES[source]:
+                venv = folder / name
+                if _is_environment(venv):
+                    return venv, _executable(venv)
         return None
     if source == "PATH":
         path = env.get("PATH", os.defpath)
         for name in ("python3", "python"):
             found = shutil.which(name, path=path)
             if found is not None:
-                return Path(os.path.abspath(found)).parent.parent
+                found = os.path.abspath(found)
+                return Path(found).parent.parent, found
         return None
     named = env.get(source)
     if named and os.path.isdir(named):
-        return Path(os.path.abspath(named))
+        folder = Path(os.path.abspath(named))
+        return folder, _executable(folder)
     return None
+
+
+def _executable(environment: Path) -> str:
+    """The interpreter of ``environment``: its ``bin/python``, else its ``bin/python3``."""
+    for name in ("python", "python3"):
+        if os.path.exists(environment / "bin" / name):
+            return str(environment / "bin" / name)
+    return str(environment / "bin" / "python")
 
 
 def _is_environment(folder: Path) -> bool:
@@ -157,16 +185,25 @@ def interpreter_for(
     env: Mapping[str, str],
     *,
     carries_paths: bool,
+    always: bool = False,
 ) -> Interpreter | None:
     """The interpreter a server rooted at ``root`` is given, or ``None`` when the one it
     would start lies outside every folder of ``confined`` (the user's own, or none).
 
     ``carries_paths``: the interpreter's ``sys.path`` holds the environment's folders;
-    otherwise it holds nothing beyond the standard library.
+    otherwise it holds nothing beyond the standard library. ``always``: a server that
+    finds interpreters below its root too (``ServerSpec.interpreter_per_project``) is given
+    one in any case: the one its root would start when that is the user's own (outside
+    ``confined``), else ours (with nothing when it would start none).
     """
-    environment = environment_started(sources, root, env)
-    if environment is None or not any(inside(environment, folder) for folder in confined):
-        return None
+    found = started(sources, root, env)
+    if found is None or not any(inside(found[0], folder) for folder in confined):
+        if not always:
+            return None
+        if found is None:
+            return Interpreter(our_interpreter(()), None, ())
+        return Interpreter(found[1], found[0], ())
+    environment = found[0]
     paths = search_paths(environment, confined)
     executable = our_interpreter(paths if carries_paths else ())
     return Interpreter(executable, environment, paths)

@@ -31,6 +31,7 @@ from .notebooks import (
 from .server_choice import ServerChoice
 from .servers import ServerHandle
 from .units import Paths, Texts
+from .untrusted_folders import ServerRefusedError
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -153,7 +154,8 @@ class OpenFiles:
         ``handles``, the file's servers as ``handles_for`` gave them already.
 
         Raises:
-            LspError: the workspace is closed: it starts nothing.
+            LspError: the workspace is closed: it starts nothing; or the only servers that
+                take the file may not start here (``ServerRefusedError``, saying why).
         """
         if self._servers.closed:
             raise WorkspaceClosedError()
@@ -189,6 +191,13 @@ class OpenFiles:
         handles = self._servers.handles_for(full) if handles is None else list(handles)
         if servers is not None:
             handles = [handle for handle in handles if handle.spec.id in servers]
+        # A server that may not start here (``.untrusted_folders``) is not started to take a
+        # file; when no other takes it, that is the error, saying why.
+        refused = [(handle, why) for handle in handles if (why := handle.refusal()) is not None]
+        if refused:
+            handles = [handle for handle in handles if handle.refusal() is None]
+            if not handles:
+                raise ServerRefusedError(refused[0][0].spec.id, refused[0][1])
         view = None
         if is_notebook(full):
             view = self._notebooks.get(uri)

@@ -45,14 +45,16 @@ Stamp = tuple[int, int, int, int]
 class Project:
     """One project's configuration as it applies: ``folder`` (absolute, in the workspace's
     root), the ``registry`` with its server tables applied, its ``servers`` list (``None``:
-    the registry chooses), what an untrusted configuration said that was ``ignored``, and
-    whether it is ``nested`` below the root."""
+    the registry chooses), what an untrusted configuration said that was ``ignored``,
+    whether it is ``nested`` below the root, and whether it is ``trusted`` (a nested
+    project's own trust: :mod:`.untrusted_folders`)."""
 
     folder: Path
     registry: Registry
     servers: list[str] | None
     ignored: list[str] = field(default_factory=list)
     nested: bool = False
+    trusted: bool = True
 
 
 class Projects:
@@ -75,7 +77,7 @@ class Projects:
         self.trust = trust
         self.on_notice = on_notice
         registry, servers, ignored = base.project(config_root, trusted=trusted)
-        self.top = Project(root, registry, servers, ignored)
+        self.top = Project(root, registry, servers, ignored, trusted=trusted)
         """The root's own project (the base registry when the root has no configuration)."""
         self._known: dict[Path, tuple[Stamp, float, Project | None]] = {}
         self._said: set[Path] = set()
@@ -152,7 +154,7 @@ class Projects:
                 f"{', '.join(ignored)}; run `adecore-lsp trust {shown}` (or pass --trust) "
                 "to allow them",
             )
-        return Project(folder, registry, servers, ignored, nested=True)
+        return Project(folder, registry, servers, ignored, nested=True, trusted=trusted)
 
     def _say(self, folder: Path, text: str) -> None:
         """``text`` to ``on_notice``, once per folder (kept in :attr:`notices`)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import PurePath
 from typing import Any, NoReturn
 
+from ..protocol.workspace.config_programs import PROGRAM_READERS
 from ..protocol.workspace.roots import check_policy, markers
 from ..protocol.workspace.scope_readers import READERS
 
@@ -21,10 +22,11 @@ from ..protocol.workspace.scope_readers import READERS
 __all__: list[str] = []
 
 READINESS_SOURCES = ("server_status", "progress", "registration", "none")
-INTERPRETER_SOURCES = (".venv", ".venv above", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH")
+INTERPRETER_SOURCES = (".venv", "venv above", "VIRTUAL_ENV", "CONDA_PREFIX", "PATH")
 """Where a server finds the Python interpreter it starts by itself: its root's ``.venv``;
-the ``.venv`` of its root or of the nearest folder above it; the environment
-``VIRTUAL_ENV`` or ``CONDA_PREFIX`` names; the first ``python3`` or ``python`` on ``PATH``."""
+the ``.venv``, ``venv`` or ``env`` of its root or of the nearest folder above it (pyrefly's
+names); the environment ``VIRTUAL_ENV`` or ``CONDA_PREFIX`` names; the first ``python3`` or
+``python`` on ``PATH``."""
 INTERPRETER_PLACES = ("settings.", "initialization_options.")
 
 _LIST_FIELDS = (
@@ -50,6 +52,7 @@ _BOOL_FIELDS = (
     "notebook_version_pushes",
     "ipython",
     "navigation_waits",
+    "interpreter_per_project",
 )
 NOTEBOOK_MODES = ("sync", "joined")
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -176,6 +179,16 @@ class ServerSpec:
     interpreter_sources: list[str] = field(default_factory=list)
     """Where the server finds the interpreter it starts by itself, in its order, as
     measured (:data:`INTERPRETER_SOURCES`)."""
+    interpreter_per_project: bool = False
+    """The server also finds an interpreter for each project below its root (pyrefly: the
+    environment of each configuration's folder, or of each file's, and above): where a
+    folder it reaches is not trusted, it is given an interpreter always (ours, or the one
+    its root would start when that one is the user's), so that none of those is started."""
+    config_programs: str | None = None
+    """The server's own configurations may name programs it runs (pyrefly's
+    ``python-interpreter-path``: :mod:`adecore_lsp.protocol.workspace.config_programs`),
+    and no client setting wins over them: the name of their reader. The server is not
+    started while such a configuration lies in a folder it reaches that is not trusted."""
     data_settings: list[str] = field(default_factory=list)
     """The settings a root that is not trusted may give the server: dotted keys
     (``python.analysis.typeCheckingMode``), ``KEY.*`` admitting every key below ``KEY``.
@@ -250,6 +263,9 @@ class ServerSpec:
             bare = key.removesuffix(".*")
             if "*" in bare or bare.startswith(".") or bare.endswith(".") or ".." in bare:
                 self._fail("data_settings", 'dotted keys, a last ".*" admitting a table', key)
+        if self.config_programs is not None and self.config_programs not in PROGRAM_READERS:
+            readers = ", ".join(PROGRAM_READERS)
+            self._fail("config_programs", f"one of {readers} or absent", self.config_programs)
         if self.scope is not None and self.scope not in READERS:
             self._fail("scope", f"one of {', '.join(READERS)} or absent", self.scope)
         if self.notebooks is not None and self.notebooks not in NOTEBOOK_MODES:

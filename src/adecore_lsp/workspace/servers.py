@@ -42,6 +42,7 @@ from .registry import ServerSpec
 from .server_facts import tree_rss, version_of
 from .session_options import session_options, workspace_folder
 from .tracing import Trace, TracingTransport
+from .untrusted_folders import ServerRefusedError, UntrustedFolders
 
 _logger = logging.getLogger("adecore_lsp")
 
@@ -120,13 +121,13 @@ class ServerHandle:
         on_registered: Callable[[str], None] | None = None,
         notebooks_in_root: Callable[[], bool] | None = None,
         folders: Sequence[Path] | None = None,
-        untrusted: Sequence[Path] | None = None,
+        untrusted: UntrustedFolders | None = None,
     ) -> None:
         self.spec = spec
         self.untrusted = untrusted
-        """For a root that is not trusted, the folders whose programs are the repository's
-        (the root, and the root whose configuration is used): a Python interpreter the
-        server would start there is replaced by one of ours (:mod:`.interpreters`)."""
+        """The workspace's folders that are not trusted: a Python interpreter the server
+        would start in one it reaches is replaced by one of ours (:mod:`.interpreters`),
+        and a server whose configuration there names a program is not started."""
         self.folders: list[Path] = list(folders) if folders else [root]
         """The workspace folders the server was told of (its root alone by default): the
         workspace's folders for a server of the whole repository, and each folder told
@@ -205,6 +206,13 @@ class ServerHandle:
             self._starting.add_done_callback(self._started)
         return await asyncio.shield(self._starting)
 
+    def refusal(self) -> str | None:
+        """Why the server may not start here, in words (:mod:`.untrusted_folders`);
+        ``None`` when it may, or is running already."""
+        if self.untrusted is None or self.live is not None:
+            return None
+        return self.untrusted.refusal(self.spec, self.root)
+
     def _started(self, future: asyncio.Future[LspSession]) -> None:
         self._starting = None
         if not future.cancelled():
@@ -224,6 +232,12 @@ class ServerHandle:
 
     async def _start(self) -> LspSession:
         spec = self.spec
+        refused = None
+        if self.untrusted is not None:  # judged afresh: the last walk may be seconds old
+            refused = self.untrusted.refusal(spec, self.root, fresh=True)
+        if refused is not None:
+            self.state = "stopped"
+            raise ServerRefusedError(spec.id, refused)
         self.state = "starting"
         self._stopping = False
         # The environment of the call that starts it (a daemon's caller's), the spec's on top.
@@ -318,13 +332,15 @@ class ServerHandle:
     def _session_options(self) -> dict[str, Any]:
         spec = self.spec
         interpreter = None
-        if self.untrusted is not None and spec.interpreter is not None:
+        reached = () if self.untrusted is None else self.untrusted.reached(spec, self.root)
+        if reached and spec.interpreter is not None:
             interpreter = interpreter_for(
                 spec.interpreter_sources,
                 self.root,
-                self.untrusted,
+                reached,
                 {**environ(), **spec.env},
                 carries_paths=spec.interpreter_paths is None,
+                always=spec.interpreter_per_project,
             )
         return session_options(
             spec,

@@ -46,6 +46,7 @@ from .servers import ServerHandle, Signal
 from .tracing import Trace
 from .trust import is_trusted
 from .units import Paths
+from .untrusted_folders import UntrustedFolders
 
 if TYPE_CHECKING:
     from .places import Place
@@ -147,6 +148,14 @@ class Workspace:
         )
         """Which servers take a file, where each runs, and the handles made so far."""
         self.registry = self.server_choice.registry
+        self.untrusted_folders = UntrustedFolders(
+            self.root,
+            self.config_root,
+            self.server_choice.projects,
+            trusted=self.trusted,
+            trust=trust,
+        )
+        """The folders that are not trusted: the root, or nested projects."""
         self.untrusted_notice = None if self.trusted else self.server_choice.notice()
         if self.untrusted_notice is not None:
             self._notice(self.untrusted_notice, stacklevel=3)
@@ -249,7 +258,7 @@ class Workspace:
             on_registered=self._registered,
             notebooks_in_root=self.open_files.notebooks_in_root,
             folders=self.folders if spec.roots == "repository" else None,
-            untrusted=None if self.trusted else (self.root, self.config_root),
+            untrusted=self.untrusted_folders,
         )
 
     @_when_open

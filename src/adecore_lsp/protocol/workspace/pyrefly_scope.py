@@ -124,15 +124,24 @@ def pyrefly_default(folder: str, *, config: str | None = None, error: str | None
     return _pyrefly_scope(folder, config, None, None, None, error=error)
 
 
+PYREFLY_FILES = ("pyrefly.toml", ".pyrefly.toml")
+"""pyrefly's own configuration files, in the order it takes them (before ``pyproject.toml``'s
+``[tool.pyrefly]``; measured: ``.pyrefly.toml`` wins over ``pyproject.toml``)."""
+
+
 def pyrefly_at(folder: str, read: Read) -> Scope | None:
-    """The scope of pyrefly's own configuration in ``folder`` (``pyrefly.toml`` wins over
-    ``[tool.pyrefly]``), or ``None`` when it holds none."""
-    config = f"{folder}/pyrefly.toml"
+    """The scope of pyrefly's own configuration in ``folder`` (``pyrefly.toml``, then
+    ``.pyrefly.toml``, then ``[tool.pyrefly]``), or ``None`` when it holds none."""
     try:
-        text = read(config)
         name = None
+        text = None
+        for file_name in PYREFLY_FILES:
+            config = f"{folder}/{file_name}"
+            text = read(config)
+            if text is not None:
+                break
         if text is not None:
-            values: dict[str, object] | None = load_toml(text, "pyrefly.toml")
+            values: dict[str, object] | None = load_toml(text, file_name)
         else:
             config = f"{folder}/pyproject.toml"
             text = read(config)

@@ -41,7 +41,13 @@ READERS = tuple(STAGES)
 CONFIG_FILES: dict[str, tuple[str, ...]] = {
     "basedpyright": ("pyrightconfig.json", "pyproject.toml"),
     "pyright": ("pyrightconfig.json", "pyproject.toml"),
-    "pyrefly": ("pyrefly.toml", "pyproject.toml", "mypy.ini", "pyrightconfig.json"),
+    "pyrefly": (
+        "pyrefly.toml",
+        ".pyrefly.toml",
+        "pyproject.toml",
+        "mypy.ini",
+        "pyrightconfig.json",
+    ),
     "ty": ("ty.toml", "pyproject.toml"),
     "ruff": RUFF_FILES,
     "tsconfig": ("tsconfig.json", "jsconfig.json"),
