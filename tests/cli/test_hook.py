@@ -122,8 +122,10 @@ def test_an_edit_that_introduces_an_error_is_given_back_to_the_model(
     said = answer(done)
     assert said["decision"] == "block"
     reason = said["reason"]
-    assert reason.startswith("adecore-lsp: this edit introduced 1 error")
+    # The edited file's own error, and the caller it broke in a file no one opened.
+    assert reason.startswith("adecore-lsp: this edit introduced 2 errors")
     assert "lib.py:2:" in reason
+    assert "app.py:3:" in reason
     assert "basedpyright" in reason
     # The old error of old.py, in no file the edit touched, is never named.
     assert "old.py" not in reason
@@ -180,11 +182,13 @@ def test_a_stop_holds_the_agent_once_for_the_errors_of_its_turn(
     hook(root, env, "PostToolUse", edited(root, "lib.py", "-> int:", "-> str:"))
     said = answer(hook(root, env, "Stop", stop(root)))
     assert said["decision"] == "block"
-    assert "the edits of this turn introduced 1 error" in said["reason"]
+    # The edited file's error and its caller's, in a file the agent never opened.
+    assert "the edits of this turn introduced 2 errors" in said["reason"]
+    assert "app.py:3:" in said["reason"]
     # Held again for the same errors, the agent is let go (the person is told).
     said = answer(hook(root, env, "Stop", stop(root, active=True)))
     assert "decision" not in said
-    assert "introduced 1 error" in said["systemMessage"]
+    assert "introduced 2 errors" in said["systemMessage"]
     # A new turn starts clean.
     done = hook(root, env, "Stop", stop(root))
     assert (done.returncode, done.stdout) == (0, ""), done.stderr
@@ -300,7 +304,7 @@ def test_gemini_cli_hears_of_the_error_as_context_and_at_the_end_of_its_turn(
     data["tool_input"] = {"file_path": "lib.py", "old_string": "-> int:", "new_string": "-> str:"}
     said = answer(hook(root, env, "AfterTool", data, host="gemini-cli"))
     context = said["hookSpecificOutput"]["additionalContext"]
-    assert context.startswith("adecore-lsp: this edit introduced 1 error")
+    assert context.startswith("adecore-lsp: this edit introduced 2 errors")
     assert "decision" not in said  # Gemini's block would replace the tool's result
     stop = fixture("derived/gemini-cli__AfterAgent.json")
     stop.update(session_id="g", cwd=str(root))
@@ -341,7 +345,7 @@ def test_hosts_without_an_answer_after_an_edit_hear_at_the_stop(
     ended = fixture(f"derived/{host}__{stop}.json")
     ended.update(cwd=str(root), workspace_roots=[str(root)])
     said = answer(hook(root, env, stop, ended, host=host))
-    assert "the edits of this turn introduced 1 error" in said[key]
+    assert "the edits of this turn introduced 2 errors" in said[key]
     # The same errors at the next stop: let go (Copilot CLI documents no loop guard).
     if host == "cursor":
         ended["loop_count"] = 1

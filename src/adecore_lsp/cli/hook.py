@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import enum
 import time
 from collections.abc import Callable
@@ -179,6 +180,8 @@ def _befores(ws: Workspace, event: HookEvent, state: SessionState) -> list[tuple
         if patched is not None:
             if patched.action == "add":
                 old = None
+            elif not patched.hunks and not patched.moved_to:
+                old = UNKNOWN  # an update without a hunk: nothing tells what it changed
             elif text is not None:
                 undone = undo_hunks(text, patched.hunks)
                 old = UNKNOWN if undone is None else undone
@@ -205,14 +208,16 @@ def _pending(state: SessionState, shown: str, new_text: str | None) -> Before:
 
 
 async def _baseline(ws: Workspace, path: Path, ends: float) -> None:
-    """Keep the tree's baseline at the session's first call (the stop compares with it)."""
+    """Keep the tree's baseline at the session's first call (the stop compares with it);
+    one that cannot be written leaves the stop with the turn's own records."""
     if await asyncio.to_thread(load_baseline, path) is not None:
         return
     loop = loop_of(ws)
     await loop.look(ws)
     stamps = dict(loop.tree.stamps or {})
     baseline = await asyncio.to_thread(hook_baseline.take, ws, stamps)
-    await asyncio.to_thread(save_baseline, path, baseline)
+    with contextlib.suppress(OSError):
+        await asyncio.to_thread(save_baseline, path, baseline)
 
 
 async def _at_stop(
@@ -260,9 +265,9 @@ async def _at_stop(
         verdict = _say(found, unfinished, "the edits of this turn introduced", block_on_errors=True)
         return replace(verdict, notice="; ".join(filter(None, [verdict.notice, notice])))
     update.end_turn = True
-    await asyncio.to_thread(
-        save_baseline, path, await asyncio.to_thread(hook_baseline.take, ws, stamps)
-    )
+    with contextlib.suppress(OSError):
+        baseline = await asyncio.to_thread(hook_baseline.take, ws, stamps)
+        await asyncio.to_thread(save_baseline, path, baseline)
     verdict = _say(found, unfinished, "the edits of this turn introduced", block_on_errors=False)
     said = verdict.notice or (verdict.text if found else "")
     return Verdict(notice="; ".join(filter(None, [said, notice])))
