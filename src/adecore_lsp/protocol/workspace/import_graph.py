@@ -73,11 +73,10 @@ class ImportGraph:
 
     def _unlink(self, path: str) -> None:
         for target in self._imports.get(path, {}):
-            importers = self._importers.get(target)
-            if importers is not None:
-                importers.pop(path, None)
-                if not importers:
-                    del self._importers[target]
+            importers = self._importers[target]  # every edge is kept both ways
+            del importers[path]
+            if not importers:
+                del self._importers[target]
 
     def dependents(
         self, paths: Iterable[str], also: Mapping[str, Iterable[str]] | None = None
