@@ -117,9 +117,9 @@ async def judge(
 ) -> Verdict:
     """What to answer ``event``; what the call changes in the session's state goes into
     ``update`` (merged into the state kept at ``path`` afterwards)."""
-    await _baseline(ws, path, ends)
+    first = await _baseline(ws, path)
     if event.kind == "stop":
-        return await _at_stop(ws, event, state, update, path, ends)
+        return await _at_stop(ws, event, state, update, path, ends, first)
     olds: dict[Path, str | None] = {}
     skipped: list[str] = []
     for given, old_or_unknown in _befores(ws, event, state):
@@ -207,17 +207,19 @@ def _pending(state: SessionState, shown: str, new_text: str | None) -> Before:
     return entry[0]
 
 
-async def _baseline(ws: Workspace, path: Path, ends: float) -> None:
+async def _baseline(ws: Workspace, path: Path) -> bool:
     """Keep the tree's baseline at the session's first call (the stop compares with it);
-    one that cannot be written leaves the stop with the turn's own records."""
+    one that cannot be written leaves the stop with the turn's own records. Whether this
+    call is the session's first."""
     if await asyncio.to_thread(load_baseline, path) is not None:
-        return
+        return False
     loop = loop_of(ws)
     await loop.look(ws)
     stamps = dict(loop.tree.stamps or {})
     baseline = await asyncio.to_thread(hook_baseline.take, ws, stamps)
     with contextlib.suppress(OSError):
         await asyncio.to_thread(save_baseline, path, baseline)
+    return True
 
 
 async def _at_stop(
@@ -227,17 +229,21 @@ async def _at_stop(
     update: Update,
     path: Path,
     ends: float,
+    first: bool,
 ) -> Verdict:
     """At a stop: the errors the turn introduced, in every file changed since it began (by
     its tools or its shell) and in their dependents, against their texts before the turn;
-    held once for the same errors, then let go (and the next turn begins)."""
+    held once for the same errors, then let go (and the next turn begins). A session whose
+    first call is this one kept nothing: git's ``HEAD`` stands for the turn's beginning."""
     loop = loop_of(ws)
     await loop.look(ws)
     stamps = dict(loop.tree.stamps or {})
     baseline = await asyncio.to_thread(load_baseline, path)
     olds: dict[Path, str | None] = {}
     unknown: list[str] = []
-    if baseline is not None:
+    if first:
+        olds = await asyncio.to_thread(hook_baseline.changed_since_head, ws)
+    elif baseline is not None:
         olds, unknown = await asyncio.to_thread(hook_baseline.changed_since, ws, baseline, stamps)
     for shown, old in state.turn.items():
         full = ws.paths.absolute(shown)

@@ -120,3 +120,14 @@ def changed_since(
         else:
             unknown.append(shown)
     return found, unknown
+
+
+def changed_since_head(ws: Workspace) -> dict[Path, str | None]:
+    """The files a server takes that differ from git's ``HEAD``, each with its text there
+    (``None``: not at ``HEAD``); nothing outside a repository."""
+    found: dict[Path, str | None] = {}
+    root = ws.root
+    for path in sorted(dirty(ws) or ()):
+        if (path == root or root in path.parents) and ws.takes(path):
+            found[path] = committed_text(ws, path)
+    return found

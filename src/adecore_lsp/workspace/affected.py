@@ -79,7 +79,11 @@ async def _by_references(ws: Workspace, path: Path, old: str, new: str | None) -
     """The files where the first server of ``path`` that gives outlines and references finds
     uses of the top-level symbols the change touches; ``None`` when that is not known."""
     uri = ws.paths.uri(path)
-    for handle in ws.handles_for(path):
+    try:
+        handles = await ws.open(path)  # started, and holding the text before the edit
+    except (LspError, ValueError, OSError):
+        return None
+    for handle in handles:
         session = handle.live
         if session is None:
             continue
