@@ -22,6 +22,7 @@ import enum
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from ..errors import LspError
@@ -218,7 +219,7 @@ async def _baseline(ws: Workspace, path: Path) -> bool:
     stamps = dict(loop.tree.stamps or {})
     baseline = await asyncio.to_thread(hook_baseline.take, ws, stamps)
     with contextlib.suppress(OSError):
-        await asyncio.to_thread(save_baseline, path, baseline)
+        await asyncio.to_thread(partial(save_baseline, path, baseline, first=True))
     return True
 
 

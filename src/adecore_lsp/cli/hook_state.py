@@ -281,8 +281,15 @@ def load_baseline(path: Path) -> Baseline | None:
     )
 
 
-def save_baseline(path: Path, baseline: Baseline) -> None:
-    """Keep ``baseline`` for the session whose state is at ``path`` (whole or not at all)."""
+def save_baseline(path: Path, baseline: Baseline, *, first: bool = False) -> None:
+    """Keep ``baseline`` for the session whose state is at ``path`` (whole or not at all);
+    with ``first``, only when the session has none yet (several first calls of one session
+    may run at once: the earliest baseline kept stays)."""
+    if first:
+        with locked(path):
+            if not baseline_file(path).exists():
+                save_baseline(path, baseline)
+        return
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     text = json.dumps(
         {

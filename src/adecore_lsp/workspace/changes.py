@@ -26,7 +26,7 @@ from ..errors import EditConflictError
 from ..protocol.workspace.changes import Change
 from ..write_path import WriteSet
 from . import affected as affected_set
-from .edit_loop import Known, Side, add, delta, loop_of, opened_for_the_question
+from .edit_loop import Known, Side, add, delta, loop_of, one_at_a_time, opened_for_the_question
 from .files import NotUtf8Error, read_text
 from .model import DiagnosticsDelta
 
@@ -60,6 +60,7 @@ def halfway(ends: float) -> float:
     return now + max(0.0, ends - now) / 2
 
 
+@one_at_a_time
 async def edit(
     ws: Workspace,
     path: str | os.PathLike[str],
@@ -103,6 +104,7 @@ async def edit(
     return delta(ws, found, before, after, {shown: Change(old_text, new_text, edits)})
 
 
+@one_at_a_time
 async def preview(
     ws: Workspace,
     path: str | os.PathLike[str],
@@ -155,6 +157,7 @@ async def _restore(ws: Workspace, full: Path, known: OpenFile) -> None:
     others_changed(ws)
 
 
+@one_at_a_time
 async def after_writes(
     ws: Workspace,
     old_texts: Mapping[Path, str | None],

@@ -23,12 +23,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import posixpath
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from ..protocol.workspace.changes import Change
 from . import checking
@@ -50,6 +59,24 @@ files) is fresh enough for the graph: older, the graph looks at the disk itself.
 
 Known = Callable[[Path, str], "list[Diagnostic] | None"]
 """Findings of a file holding a text, from elsewhere (a hook session's memory), or ``None``."""
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def one_at_a_time(
+    work: Callable[Concatenate[Workspace, P], Awaitable[R]],
+) -> Callable[Concatenate[Workspace, P], Awaitable[R]]:
+    """``work`` (an edit and its delta) runs alone in its workspace: each shows the servers
+    texts of its own (the text before, a preview) and must not see another's. Agents run
+    tools in parallel; their edits are checked one after the other."""
+
+    async def alone(ws: Workspace, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        async with loop_of(ws).serial:
+            return await work(ws, *args, **kwargs)
+
+    functools.update_wrapper(alone, work)
+    return alone
 
 
 def loop_of(ws: Workspace) -> EditLoop:
@@ -77,6 +104,8 @@ class EditLoop:
         self.tree = TreeImports(root)
         self.answers = Answers()
         self._lock = asyncio.Lock()
+        self.serial = asyncio.Lock()
+        """Held by each edit and its delta (:func:`one_at_a_time`)."""
         self._seen = TreeChanges()
         """What the looks saw that :meth:`forget` has not been given yet."""
 

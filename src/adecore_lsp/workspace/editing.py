@@ -31,7 +31,7 @@ from . import affected as affected_set
 from .across_roots import RootAnswers, every_root, roots_of
 from .asking import ask
 from .changes import ends_of, halfway, others_changed
-from .edit_loop import delta, loop_of, opened_for_the_question
+from .edit_loop import delta, loop_of, one_at_a_time, opened_for_the_question
 from .files import NotUtf8Error, read_text, root_files
 from .model import AppliedPlan, EditPlan, FileEdit, FileOperation, FileStatus
 from .notebook_editing import (
@@ -403,6 +403,7 @@ async def _fix_one(ws: Workspace, path: Path, only: str) -> list[tuple[Any, str]
     return await take_action(handle, session, ws.paths.uri(path), actions, only) or []
 
 
+@one_at_a_time
 async def apply(
     ws: Workspace, plan: EditPlan, *, allow_outside: bool = False, deadline: float | None = None
 ) -> AppliedPlan:
