@@ -362,3 +362,137 @@ def test_a_state_that_cannot_be_kept_still_answers(project: tuple[Path, dict[str
     said = answer(hook(root, env, "PostToolUse", edited(root, "lib.py", "-> int:", "-> str:")))
     assert said["decision"] == "block"
     assert "the session's state could not be kept" in said["systemMessage"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["hook", "nohost", "PostToolUse"], "invalid choice: 'nohost'"),
+        (["hook", "claude-code"], "the following arguments are required: EVENT"),
+        (["hook"], "the following arguments are required: HOST, EVENT"),
+        (["hook", "claude-code", "PostToolUse", "--deadline", "-3"], "positive number"),
+        (["hook", "claude-code", "PostToolUse", "--deadline", "soon"], "not a number"),
+        (["hook", "claude-code", "Nope"], "no hook event 'Nope'"),
+        (["hook", "claude-code", "PostToolUse", "--daemon", "maybe"], "invalid choice"),
+    ],
+)
+def test_a_mistake_in_the_hooks_command_line_never_blocks_the_agent(
+    tmp_path: Path, argv: list[str], said: str
+) -> None:
+    """Exit status 2 blocks in every host's protocol: a mistake in the hook's own command
+    line exits 1, each host's non-blocking failure, and says what is wrong."""
+    data = fixture("claude-code__PostToolUse.json")
+    data["cwd"] = str(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "adecore_lsp", *argv],
+        cwd=tmp_path,
+        env=tool_env({"XDG_STATE_HOME": str(tmp_path / "state")}),
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert said in done.stderr
+    assert done.stdout == ""
+
+
+UNTRUSTED = {
+    "adecore-lsp.toml": 'servers = ["mine"]\n\n[server.mine]\ncommand = ["./bin/mine"]\n'
+    'languages = { ".mine" = "mine" }\n',
+    "x.mine": "anything\n",
+}
+
+
+def host_input(host: str, event: str, root: Path) -> dict[str, Any]:
+    """Each host's documented edit input for ``x.mine``."""
+    path = str(root / "x.mine")
+    if host == "claude-code":
+        data = fixture("claude-code__PostToolUse.json")
+        data.update(cwd=str(root), tool_name="Write", tool_input={"file_path": path})
+    elif host == "gemini-cli":
+        data = fixture("derived/gemini-cli__AfterTool.json")
+        data.update(cwd=str(root), tool_name="write_file", tool_input={"file_path": path})
+    elif host == "codex":
+        data = fixture("derived/codex__PostToolUse.json")
+        patch = "*** Begin Patch\n*** Add File: x.mine\n+anything\n*** End Patch\n"
+        data.update(cwd=str(root), tool_input={"command": patch})
+    elif host == "cursor":
+        data = fixture("cursor__postToolUse.json")
+        data.update(cwd=str(root), tool_name="Write", tool_input={"file_path": path})
+        data["workspace_roots"] = [str(root)]
+    else:
+        data = fixture("derived/copilot-cli__postToolUse.json")
+        data.update(cwd=str(root), toolArgs=json.dumps({"path": "x.mine"}))
+    return data
+
+
+@pytest.mark.parametrize(
+    ("host", "event"),
+    [
+        ("claude-code", "PostToolUse"),
+        ("gemini-cli", "AfterTool"),
+        ("codex", "PostToolUse"),
+        ("cursor", "postToolUse"),
+        ("copilot-cli", "postToolUse"),
+    ],
+)
+def test_an_untrusted_project_that_nothing_could_check_is_said_where_the_host_shows_it(
+    tmp_path: Path, host: str, event: str
+) -> None:
+    root = tmp_path / "stranger"
+    root.mkdir()
+    for name, text in UNTRUSTED.items():
+        (root / name).write_text(text, encoding="utf-8")
+    env = {
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "ADECORE_LSP_DAEMON": "off",
+    }
+    done = hook(root, env, event, host_input(host, event, root), host=host)
+    if host == "copilot-cli":
+        # Its postToolUse output is ignored: the hook's failure is what the CLI shows.
+        assert done.returncode == 1
+        assert "not trusted" in done.stderr
+        return
+    said = answer(done)
+    if host == "cursor":
+        shown = said["additional_context"]  # Cursor shows a person no hook's words
+    else:
+        shown = said["systemMessage"]
+        assert "decision" not in said
+    assert "nothing was checked" in shown
+    assert "is not trusted" in shown
+    assert "adecore-lsp trust" in shown
+
+
+def test_codex_patch_is_undone_so_a_persons_own_error_is_not_blamed_on_the_agent(
+    project: tuple[Path, dict[str, str]],
+) -> None:
+    """The patch's hunks give app.py's text before it, the person's uncommitted error in it
+    included: that error is old, only what the patch itself broke is named (from HEAD's
+    text, both would be)."""
+    root, env = project
+    change(root, "app.py", "size: int = area(2, 3)\n", "size: int = area(2, 3)\nmine: str = 1\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: app.py\n@@\n size: int = area(2, 3)\n"
+        '+extra: int = "patched"\n mine: str = 1\n*** End Patch\n'
+    )
+    change(root, "app.py", "mine: str = 1\n", 'extra: int = "patched"\nmine: str = 1\n')
+    data = fixture("derived/codex__PostToolUse.json")
+    data.update(session_id="p", cwd=str(root), tool_input={"command": patch})
+    said = answer(hook(root, env, "PostToolUse", data, host="codex"))
+    context = said["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith("adecore-lsp: this edit introduced 1 error")
+    assert "app.py:4:" in context
+    assert "app.py:5:" not in context  # the person's own error, there before the patch
+    # A second patch of the same file: its text before is the first patch's result.
+    again = (
+        "*** Begin Patch\n*** Update File: app.py\n@@\n-size: int = area(2, 3)\n"
+        '+size: int = area(2, 4)\n extra: int = "patched"\n*** End Patch\n'
+    )
+    change(root, "app.py", "area(2, 3)", "area(2, 4)")
+    data["tool_input"] = {"command": again}
+    done = hook(root, env, "PostToolUse", data, host="codex")
+    assert json.loads(done.stdout) == {}  # nothing new

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from adecore_lsp.cli.codex_patch import Hunk, parse_patch, undo_hunks
 from adecore_lsp.cli.hook_hosts import (
     HOSTS,
     HookInputError,
@@ -190,3 +191,27 @@ def test_every_host_refuses_what_is_not_its_input(host: str) -> None:
         with pytest.raises(HookInputError, match=said):
             read_event(chosen, event, bad)
     assert chosen.failure_status not in (0, 2)
+
+
+def test_a_codex_patch_is_read_and_undone_for_certain_or_not_at_all() -> None:
+    patch = (
+        "*** Begin Patch\n*** Update File: a.py\n@@ def f():\n x = 1\n-y = 2\n+y = 3\n z = 4\n"
+        "@@\n+tail\n*** End of File\n*** Delete File: gone.py\n+ignored\n*** End Patch\n"
+        "*** Update File: stray.py\n"
+    )
+    [updated, deleted, stray] = parse_patch(patch)
+    assert (updated.path, updated.action, updated.written) == ("a.py", "update", "a.py")
+    assert updated.hunks == [
+        Hunk(("x = 1", "y = 2", "z = 4"), ("x = 1", "y = 3", "z = 4")),
+        Hunk((), ("tail",)),
+    ]
+    assert (deleted.written, deleted.hunks) == (None, [])
+    assert stray.hunks == []
+    after = "x = 1\ny = 3\nz = 4\ntail\n"
+    assert undo_hunks(after, updated.hunks) == "x = 1\ny = 2\nz = 4\n"
+    # Lines found twice, not at all, or a hunk that left none: not known for certain.
+    assert undo_hunks(after + "x = 1\ny = 3\nz = 4\n", updated.hunks[:1]) is None
+    assert undo_hunks("other\n", updated.hunks[:1]) is None
+    assert undo_hunks(after, [Hunk(("removed",), ())]) is None
+    # Whole lines only: a line that merely ends with the hunk's text is not it.
+    assert undo_hunks("xx = 1\ny = 3\nz = 4\n", updated.hunks[:1]) is None

@@ -126,7 +126,8 @@ async def judge(
     for given, old_or_unknown in _befores(ws, event, state):
         full = _inside(ws, event, given)
         if full is None:
-            skipped.append(given)
+            if _in_root(ws, event, given):
+                skipped.append(given)  # a file of the root that no server takes
             continue
         shown = ws.paths.relative(full)
         try:
@@ -338,6 +339,11 @@ def _inside(ws: Workspace, event: HookEvent, given: str, *, must_exist: bool = T
     if must_exist and not full.is_file():
         return full if not full.exists() and given in event.deleted and ws.takes(full) else None
     return full if ws.takes(full) else None
+
+
+def _in_root(ws: Workspace, event: HookEvent, given: str) -> bool:
+    base = Path(event.cwd) if event.cwd else Path.cwd()
+    return (base / given).resolve().is_relative_to(ws.root)
 
 
 def _untrusted(ws: Workspace, skipped: list[str]) -> Verdict | None:
