@@ -4,7 +4,8 @@ with the servers to ask about it (``changes.md``, "the affected set").
 - **Python, TypeScript, JavaScript**: the import graph of the tree (:mod:`.tree_imports`):
   the files that import an edited one, directly or through a file that passes it on (a
   package's ``__init__``, a barrel ``index.ts``, ``from m import *``, ``export ... from``),
-  nearest first.
+  nearest first. A Python edit of comments and docstrings only has none
+  (:mod:`~adecore_lsp.protocol.workspace.python_code`).
 - **Other languages**: the files where the server finds references to the top-level symbols
   whose lines the edit touched (asked of the text before the edit, as the server still has
   it); where that cannot be known (no outline or references, or an edit outside every
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import LspError, ServerNotFoundError
 from ..paths import uri_to_path
 from ..protocol.documents.textdiff import diff
+from ..protocol.workspace.python_code import same_code
 from . import scopes
 from .servers import ServerHandle
 from .tree_imports import covered
@@ -131,6 +133,16 @@ def _same_servers(ws: Workspace, path: Path) -> list[Path]:
     return found
 
 
+def _same_code(path: Path, old: str | None, new: str | None) -> bool:
+    """Whether the edit of a Python file changed only its comments and docstrings."""
+    return (
+        path.suffix in (".py", ".pyi")
+        and old is not None
+        and new is not None
+        and same_code(old, new)
+    )
+
+
 def _inter_file(handle: ServerHandle, uri: str) -> bool:
     """Whether the server's findings about ``uri`` may depend on other files: unless it
     says otherwise (``interFileDependencies: false``), they may."""
@@ -152,8 +164,10 @@ async def affected(
     found: list[Path] = []
     whole = False
     graphed = [path for path in texts if covered(path.as_posix())]
-    if graphed:
-        found += loop.dependents(graphed)
+    # An edit of comments and docstrings only changes nothing an importer sees.
+    changed_code = [path for path in graphed if not _same_code(path, *texts[path])]
+    if changed_code:
+        found += loop.dependents(changed_code)
     for path, (old, new) in texts.items():
         if path in graphed or not ws.takes(path):
             continue
