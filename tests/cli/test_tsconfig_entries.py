@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import need
-from tests.cli.test_scope_real import TS_BAD, check, ours, tsc, write
+from tests.cli.conftest import need, write
+from tests.cli.test_scope_real import TS_BAD, check, ours, tsc
 
 pytestmark = pytest.mark.real_server
 

@@ -66,3 +66,16 @@ def test_a_text_that_does_not_parse_is_taken_as_changed() -> None:
     assert not same_code(BASE + "def broken(:\n", BASE + "def broken(:  # c\n")
     assert not same_code(BASE, BASE + "def broken(:\n")
     assert not same_code("x = '\0'", "x = '\0' ")  # a null byte: not parsed on every Python
+
+
+def test_only_the_statements_the_change_meets_are_compared() -> None:
+    """A change between two statements meets none; one that swallows the code after it
+    (an unclosed string) changes the statements around it."""
+    two = "x = 1\n\n# note\n\ny = 2\n"
+    assert same_code(two, two.replace("# note", "# a longer note"))
+    assert same_code(two, two.replace("# note\n", ""))
+    assert not same_code(two, two.replace("# note", "z = 3"))
+    swallowed = 'x = 1\n"""doc\n\ny = 2\n"""\n'
+    assert not same_code("x = 1\n\n\ny = 2\n", swallowed)
+    # A line continuation joins the next statement to the changed one: a = b = 2.
+    assert not same_code("a = 1\nb = 2\nc = 3\n", "a =\\\nb = 2\nc = 3\n")

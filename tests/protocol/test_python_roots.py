@@ -44,7 +44,9 @@ from = "poetry"
     "/r/sub/setup.cfg": "[options]\npackage_dir =\n    =setupsrc\n    other=elsewhere\n",
     "/r/broken/pyproject.toml": "[tool.pyright\n",
     "/r/broken/setup.cfg": "not an ini file\n[",
-    "/r/odd/pyproject.toml": '[tool.setuptools]\npackage-dir = "not a table"\n[tool.poetry]\npackages = "x"\n',
+    "/r/odd/pyproject.toml": (
+        '[tool.setuptools]\npackage-dir = "not a table"\n[tool.poetry]\npackages = "x"\n'
+    ),
 }
 
 
