@@ -140,6 +140,7 @@ class EditLoop:
         configuration changed; else those of the code files changed, created or deleted
         and of their dependents, and every answer of another language when a file of one
         changed."""
+        self._seen = TreeChanges()
         paths = changes.paths
         if any(posixpath.basename(path) in LAYOUT_FILES for path in paths):
             self.answers.forget_all()
