@@ -79,3 +79,8 @@ def test_only_the_statements_the_change_meets_are_compared() -> None:
     assert not same_code("x = 1\n\n\ny = 2\n", swallowed)
     # A line continuation joins the next statement to the changed one: a = b = 2.
     assert not same_code("a = 1\nb = 2\nc = 3\n", "a =\\\nb = 2\nc = 3\n")
+
+
+def test_an_edit_spanning_much_of_a_file_is_taken_as_code_unparsed() -> None:
+    wide = "x = 1\n" + "# filler\n" * 1000 + "y = 2\n"
+    assert not same_code(wide, wide.replace("x = 1", "x = 1  # a").replace("y = 2", "y = 2  # b"))

@@ -6,10 +6,11 @@ neither the code nor a type comment can break nothing in the files that import t
 and only the edited file itself needs to be asked again.
 
 Both texts are parsed (:func:`ast.parse`, no code runs; a text that does not parse is taken
-as changed). The texts are the same before and after the span the edit changed, so only the
-top-level statements that overlap it can differ: those are compared, without their positions
-and with the strings that stand alone as statements (docstrings) dropped; the statements
-around them must be as many on both sides.
+as changed, and so is an edit that spans more than :data:`MAX_SPAN` characters). The texts
+are the same before and after the span the edit changed, so only the top-level statements
+that overlap it can differ: those are compared, without their positions and with the
+strings that stand alone as statements (docstrings) dropped; the statements around them
+must be as many on both sides.
 
 Sans-I/O: texts in, a yes or no out.
 """
@@ -22,6 +23,11 @@ from ..documents.textdiff import diff
 
 # Internal to the library: nothing here is public API.
 __all__: list[str] = []
+
+MAX_SPAN = 4096
+"""The most characters an edit may span (from its first change to its last, on either
+side) to be looked at: a wider one (a rename's uses all over a module) is taken as a change
+of code without parsing anything, as it nearly always is."""
 
 
 class _Docstrings(ast.NodeTransformer):
@@ -73,10 +79,12 @@ def same_code(old: str, new: str) -> bool:
     """Whether ``new`` differs from ``old`` in comments and docstrings only."""
     if old == new:
         return True
+    start, old_end, new_end = diff(old, new)
+    if max(old_end, new_end) - start > MAX_SPAN:
+        return False
     before, after = _parsed(old), _parsed(new)
     if before is None or after is None:
         return False
-    start, old_end, new_end = diff(old, new)
     first = old.count("\n", 0, start) + 1
     old_range = _overlapping(before, first, old.count("\n", 0, old_end) + 1)
     new_range = _overlapping(after, first, new.count("\n", 0, new_end) + 1)
