@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -156,7 +157,8 @@ async def workloads(sides: list[Side], rounds: int) -> None:
     async def docstring(side: Side, turn: int) -> None:
         one_open(side, UTILS)
         old, new = DOCSTRING[turn % 2], DOCSTRING[(turn + 1) % 2]
-        await side.call("one-line edit", "edit", {"path": UTILS, "edits": [{"old": old, "new": new}]})
+        edits = [{"old": old, "new": new}]
+        await side.call("one-line edit", "edit", {"path": UTILS, "edits": edits})
 
     async def breaking(side: Side, turn: int) -> None:
         one_open(side, COMPAT)
@@ -187,7 +189,7 @@ async def workloads(sides: list[Side], rounds: int) -> None:
 
 async def mcp_part(rounds: int) -> list[Side]:
     sides: list[Side] = []
-    async with contextlib_stack() as stack:
+    async with contextlib.AsyncExitStack() as stack:
         for name in ("all open", "one open"):
             root = fresh_copy(name.replace(" ", "-"))
             tap = Tap()
@@ -204,12 +206,6 @@ async def mcp_part(rounds: int) -> list[Side]:
             sides.append(Side(name, root, client, tap, states[0]))
         await workloads(sides, rounds)
     return sides
-
-
-def contextlib_stack() -> Any:
-    import contextlib
-
-    return contextlib.AsyncExitStack()
 
 
 async def serena_part(rounds: int) -> list[float] | str:
@@ -276,7 +272,8 @@ def hook_part(rounds: int) -> dict[str, list[float]]:
     cli = [sys.executable, "-m", "adecore_lsp"]
     tree = TreeImports(root)
     tree.refresh()
-    affected = [UTILS, *(Path(p).relative_to(root).as_posix() for p in tree.dependents([str(root / UTILS)]))]
+    dependents = tree.dependents([str(root / UTILS)])
+    affected = [UTILS, *(Path(path).relative_to(root).as_posix() for path in dependents)]
     figures: dict[str, list[float]] = {}
     path = root / UTILS
     fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
@@ -313,9 +310,14 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:,.0f} ms"
 
 
-def report(sides: list[Side], serena: list[float] | str | None, hook: dict[str, list[float]] | None) -> None:
+def report(
+    sides: list[Side], serena: list[float] | str | None, hook: dict[str, list[float]] | None
+) -> None:
     every, one = sides
-    print("| workload | all open | one open | all / one (target ≤ 1.3) | added, all open | added, one open (target ≤ 150 ms) | files checked, introduced |")
+    print(
+        "| workload | all open | one open | all / one (target ≤ 1.3) | added, all open | "
+        "added, one open (target ≤ 150 ms) | files checked, introduced |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for name in every.calls:
         a, b = statistics.median(every.calls[name]), statistics.median(one.calls[name])
@@ -334,8 +336,8 @@ def report(sides: list[Side], serena: list[float] | str | None, hook: dict[str, 
             print(f"\nserena: {serena}")
         else:
             theirs = statistics.median(serena)
-            ours = min(statistics.median(every.calls["apply_rename"]), statistics.median(one.calls["apply_rename"]))
-            worst = max(statistics.median(every.calls["apply_rename"]), statistics.median(one.calls["apply_rename"]))
+            renames = [statistics.median(side.calls["apply_rename"]) for side in sides]
+            ours, worst = min(renames), max(renames)
             print(
                 f"\napply_rename {ms(ours)}-{ms(worst)} vs serena's rename_symbol {ms(theirs)}: "
                 f"**{worst / theirs:.2f}x** (target ≤ {SERENA_TARGET:g}x: "
@@ -343,7 +345,7 @@ def report(sides: list[Side], serena: list[float] | str | None, hook: dict[str, 
             )
     if hook is not None:
         print(f"\nhook, affected set of {int(hook['affected'][0])} files:")
-        print("| daemon | hook | check of the affected files | hook − check (target ≤ 150 ms) |")
+        print("| daemon | hook | check of the affected files | hook - check (target ≤ 150 ms) |")
         print("| --- | --- | --- | --- |")
         for state in ("what the hook opened", "every file open"):
             hooked = statistics.median(hook[f"hook, {state}"])
