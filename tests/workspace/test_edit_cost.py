@@ -98,3 +98,27 @@ async def test_files_opened_for_the_question_are_closed_after(tmp_path: Path) ->
         closed = {name for method, name in sent if method == "textDocument/didClose"}
         assert opened - {"core.py"} == closed
         assert "leaf.py" not in opened
+
+
+async def test_a_rename_checks_the_files_that_name_it(tmp_path: Path) -> None:
+    """A rename's server renamed every use it found: a file that imports a changed module
+    but names neither the old name nor the new is not checked; one that does is."""
+    find_server("basedpyright-langserver")
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "core.py").write_text(
+        "def base(x: int) -> int:\n    return x\n\n\ndef other() -> int:\n    return 1\n",
+        encoding="utf-8",
+    )
+    (root / "user.py").write_text("from core import base\n\nb = base(1)\n", encoding="utf-8")
+    (root / "bystander.py").write_text("from core import other\n\no = other()\n")
+    (root / "clash.py").write_text(
+        "from core import *\n\n\ndef renamed() -> str:\n    return ''\n", encoding="utf-8"
+    )
+    async with Workspace(root, servers=["basedpyright"], trust=True) as ws:
+        plan = await ws.rename("core.py#base", "renamed")
+        assert plan.names == ("base", "renamed")
+        applied = await ws.apply(plan)
+        assert applied.delta.complete
+        # clash.py names the new name (and now redefines it): checked; bystander.py is not.
+        assert applied.delta.checked == ["clash.py", "core.py", "user.py"]

@@ -20,6 +20,7 @@ will answer the same for.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from ..paths import uri_to_path
 from ..protocol.documents.textdiff import diff
 from ..protocol.workspace.python_code import same_code
 from . import scopes
+from .files import read_text
 from .servers import ServerHandle
 from .tree_imports import covered
 
@@ -133,6 +135,16 @@ def _same_servers(ws: Workspace, path: Path) -> list[Path]:
     return found
 
 
+def _names_any(path: Path, names: Sequence[str]) -> bool:
+    """Whether the file at ``path`` holds one of ``names`` as a whole word (a file that
+    cannot be read is taken as naming them: it is checked)."""
+    pattern = re.compile(r"(?<![\w])(?:" + "|".join(map(re.escape, names)) + r")(?![\w])")
+    try:
+        return pattern.search(read_text(path)) is not None
+    except (OSError, ValueError):
+        return True
+
+
 def _same_code(path: Path, old: str | None, new: str | None) -> bool:
     """Whether the edit of a Python file changed only its comments and docstrings."""
     return (
@@ -154,12 +166,18 @@ def _inter_file(handle: ServerHandle, uri: str) -> bool:
 
 
 async def affected(
-    ws: Workspace, loop: EditLoop, texts: Mapping[Path, tuple[str | None, str | None]]
+    ws: Workspace,
+    loop: EditLoop,
+    texts: Mapping[Path, tuple[str | None, str | None]],
+    *,
+    names: Sequence[str] = (),
 ) -> Affected:
     """The affected set of a change to the files of ``texts`` (each with its text before and
     after; ``None`` for a file created or deleted). The graph must be fresh
     (:meth:`EditLoop.look`); for other languages the servers must still hold the texts
-    before."""
+    before. A rename's ``names`` (old and new) keep only the dependents that name one of
+    them: a rename changes nothing else another file sees (its server renamed every use it
+    found, in the files it changed)."""
     edited = [path for path in texts if path.is_file()]
     found: list[Path] = []
     whole = False
@@ -181,7 +199,8 @@ async def affected(
     for path in dict.fromkeys(found):
         if path not in chosen and path.is_relative_to(ws.root) and path.is_file():
             chosen.add(path)
-            dependents.append(path)
+            if not names or _names_any(path, names):
+                dependents.append(path)
     result = Affected(edited, whole_root=whole)
     for path in edited:
         if ws.takes(path):

@@ -203,7 +203,20 @@ async def rename(ws: Workspace, place: Place, new_name: str) -> EditPlan:
             place.target,
             f"renaming {place.target} to {new_name} changes nothing: the server answered no edits",
         )
-    return plan
+    old_name = _name_at(plan.snapshot.get(place.shown), place.offset)
+    return replace(plan, names=(old_name, new_name)) if old_name else plan
+
+
+def _name_at(text: str | None, offset: int) -> str | None:
+    """The identifier at ``offset`` of ``text`` (what a rename there renames), if any."""
+    if text is None or not 0 <= offset <= len(text):
+        return None
+    start = end = offset
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[start:end] or None
 
 
 def _one_edit(ws: Workspace, place: Place, asked: RootAnswers) -> Any:
@@ -433,7 +446,7 @@ async def apply(
         path = ws.paths.absolute(op.path)
         if op.kind != "create":
             texts.setdefault(path, (plan.snapshot.get(op.path), None))
-    found = await affected_set.affected(ws, loop, texts)
+    found = await affected_set.affected(ws, loop, texts, names=plan.names)
     with opened_for_the_question(ws, found):
         before = await loop.before(ws, found, halfway(ends))
         writes.commit()

@@ -258,6 +258,9 @@ class EditPlan:
     complete: bool = True
     reason: ResultReason | FileReason | str | None = None
     skipped: dict[str, FileStatus] = field(default_factory=dict)
+    names: tuple[str, ...] = field(default=(), compare=False)
+    """A rename's names, the old then the new (empty for other plans): a file that depends
+    on a changed one and names neither cannot be broken by the rename, and is not checked."""
 
     @property
     def changed_files(self) -> list[str]:
