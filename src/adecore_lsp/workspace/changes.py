@@ -99,7 +99,7 @@ async def edit(
             await ws.update(full, new_text)
             loop.answers.forget([ws.paths.relative(p) for p in found.files])
         others_changed(ws)
-        after = await loop.after(ws, found, before, ends, keep=save)
+        after = await loop.after(ws, found, before, ends)
     shown = ws.paths.relative(full)
     return delta(ws, found, before, after, {shown: Change(old_text, new_text, edits)})
 
@@ -137,8 +137,8 @@ async def preview(
         try:
             await ws.update(full, new_text)
             others_changed(ws)
-            # Not kept: the answers are for a text that is on no disk.
-            after = await loop.after(ws, found, before, ends, keep=False)
+            # Not kept: the answers are for a text that is on no disk (unsaved).
+            after = await loop.after(ws, found, before, ends)
         finally:
             # Shielded: a cancelled or timed-out call still gives the servers their text back.
             await asyncio.shield(_restore(ws, full, held))
@@ -200,9 +200,7 @@ async def after_writes(
                 for path, text in shown_old.items():
                     await ws.update(path, text)
                 others_changed(ws)
-                report = await loop.check(
-                    ws, found, missing, halfway(deadline), reuse=False, keep=False
-                )
+                report = await loop.check(ws, found, missing, halfway(deadline), reuse=False)
             finally:
                 await asyncio.shield(_back_to_disk(ws, saved))
             add(ws, side, report, missing)

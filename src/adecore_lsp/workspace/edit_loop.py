@@ -81,11 +81,9 @@ def one_at_a_time(
 
 def loop_of(ws: Workspace) -> EditLoop:
     """The workspace's edit loop, made on first use."""
-    loop: EditLoop | None = getattr(ws, "_edit_loop", None)
-    if loop is None:
-        loop = EditLoop(ws.root)
-        ws._edit_loop = loop  # type: ignore[attr-defined]  # one per workspace, made lazily
-    return loop
+    if ws.edit_loop is None:
+        ws.edit_loop = EditLoop(ws.root)
+    return ws.edit_loop
 
 
 @dataclass
@@ -166,33 +164,55 @@ class EditLoop:
         ends: float,
         *,
         reuse: bool,
-        keep: bool,
     ) -> DiagnosticsReport:
         """The diagnostics of ``files`` (each by its servers in ``affected``) until ``ends``;
-        with ``keep``, the answers that finished are kept for the next edit."""
+        the answers that finished for texts on disk are kept (:meth:`keep_checked`)."""
         servers = {path: affected.servers.get(path, frozenset()) for path in files}
         timeout = max(0.0, ends - time.monotonic())
-        report = await checking.files_diagnostics(
+        return await checking.files_diagnostics(
             ws, list(files), timeout, reuse=reuse, servers=servers
         )
-        if keep:
-            texts: dict[str, str] = {}
-            shown_servers: dict[str, Collection[str]] = {}
-            for path in files:
-                known = ws.open_files.get(ws.paths.uri(path))
-                if known is not None and not known.unsaved:
-                    shown = ws.paths.relative(path)
-                    texts[shown] = known.text
-                    shown_servers[shown] = servers[path]
-            self.answers.keep_report(report, texts, shown_servers)
-        return report
+
+    def keep_checked(
+        self,
+        ws: Workspace,
+        files: Sequence[Path],
+        report: DiagnosticsReport,
+        servers: Mapping[Path, Collection[str]],
+    ) -> None:
+        """Keep the answers of a check that finished (any check of the workspace: the side
+        before the next edit), each by the servers ``servers`` names for it, else every
+        server that has it open. Only while the servers hold the disk's texts: with an
+        unsaved text anywhere (a preview, a text before shown for a delta), every file's
+        answer may be about that text, and none is kept."""
+        if any(known.unsaved for _uri, known in ws.open_files.items()):
+            return
+        texts: dict[str, str] = {}
+        shown_servers: dict[str, Collection[str]] = {}
+        handles = ws.server_choice.handles
+        for path in files:
+            uri = ws.paths.uri(path)
+            known = ws.open_files.get(uri)
+            if known is None:
+                continue
+            shown = ws.paths.relative(path)
+            texts[shown] = known.text
+            ids = servers.get(path)
+            shown_servers[shown] = (
+                ids if ids is not None else [h.spec.id for h in handles if h.has(uri)]
+            )
+        self.answers.keep_report(report, texts, shown_servers)
 
     def kept(
         self, ws: Workspace, affected: Affected, texts: Mapping[Path, str], known: Known | None
     ) -> Side:
         """The side before from what is kept: each affected file's answers for its text
-        (``texts``, else the text the workspace holds), from this loop, else from ``known``."""
+        (``texts``, else the text the workspace holds), from this loop, else from ``known``.
+        Nothing is taken while the workspace holds an unsaved text (``update``): the answers
+        kept are about the disk's texts."""
         side = Side()
+        if any(held.unsaved for _uri, held in ws.open_files.items()):
+            return side
         for path in affected.files:
             text = texts.get(path)
             if text is None:
@@ -223,7 +243,7 @@ class EditLoop:
         side = self.kept(ws, affected, texts or {}, known)
         missing = [path for path in affected.files if path not in side.reached]
         if missing:
-            report = await self.check(ws, affected, missing, ends, reuse=True, keep=True)
+            report = await self.check(ws, affected, missing, ends, reuse=True)
             add(ws, side, report, missing)
         return side
 
@@ -234,7 +254,6 @@ class EditLoop:
         before: Side,
         ends: float,
         *,
-        keep: bool = True,
         moves: Mapping[Path, Path] | None = None,
     ) -> Side:
         """The side after the edit: the affected files that have a side before (and still
@@ -250,7 +269,7 @@ class EditLoop:
         ]
         side = Side()
         if files:
-            report = await self.check(ws, affected, files, ends, reuse=False, keep=keep)
+            report = await self.check(ws, affected, files, ends, reuse=False)
             add(ws, side, report, files)
         return side
 
