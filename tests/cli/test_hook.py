@@ -131,11 +131,15 @@ def test_an_edit_that_introduces_an_error_is_given_back_to_the_model(
     assert "old.py" not in reason
 
 
-def test_each_edit_names_only_what_it_introduced(project: tuple[Path, dict[str, str]]) -> None:
+@pytest.mark.parametrize("daemon", ["on", "off"])
+def test_each_edit_names_only_what_it_introduced(
+    project: tuple[Path, dict[str, str]], daemon: str
+) -> None:
     """The second edit's text before is the first's after: its findings, kept by the first
-    call, are the side before (no second look at the old text), and only its own error is
-    named."""
+    call (in the daemon's workspace, or in the session's file without a daemon), are the
+    side before (no second look at the old text), and only its own error is named."""
     root, env = project
+    env = {**env, "ADECORE_LSP_DAEMON": daemon}
     first = answer(hook(root, env, "PostToolUse", edited(root, "lib.py", "-> int:", "-> str:")))
     assert "lib.py:2:" in first["reason"]
     second = edited(root, "app.py", "area(2, 3)\n", 'area(2, 3)\nother: int = "x"\n')

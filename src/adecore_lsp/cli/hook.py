@@ -157,7 +157,11 @@ async def judge(
     if not olds:
         return _untrusted(ws, skipped) or Verdict()
     delta = await changes.after_writes(ws, olds, ends, known=_remembered(ws, state))
-    _remember(ws, update, delta)
+    if ws.long_lived:
+        # The daemon's workspace keeps every answer itself: the session's file stays small.
+        update.unknown.update([*delta.checked, *delta.not_reached])
+    else:
+        _remember(ws, update, delta)
     found = [item for item in delta.introduced if item.severity in SEVERE]
     return _say(found, _unfinished(delta), "this edit introduced", block_on_errors=True)
 
