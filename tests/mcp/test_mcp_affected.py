@@ -163,3 +163,15 @@ def test_ruff_is_asked_about_the_edited_file_alone(client: tuple[Client, Path]) 
     assert (found["applied"], found["complete"]) == (True, True)
     assert found["checked"] == ["lib.py"]
     assert [(item["path"], item["code"]) for item in found["introduced"]] == [("lib.py", "F401")]
+
+
+@pytest.mark.parametrize("client", [("gopls", GO)], indirect=True, ids=["gopls"])
+def test_an_edit_outside_every_symbol_checks_the_whole_root(client: tuple[Client, Path]) -> None:
+    """An edit that touches no top-level symbol (a comment between them, here the package's
+    own): what depends on it cannot be known from references, so every file of the root
+    its server takes is checked."""
+    session, _root = client
+    edit = {"old": "package lib\n", "new": "// Package lib is a library.\npackage lib\n"}
+    found = structured(session.call("edit", {"path": "lib/lib.go", "edits": [edit]}))
+    assert (found["applied"], found["complete"], found["introduced"]) == (True, True, [])
+    assert {"lib/lib.go", "main.go"} <= set(found["checked"])

@@ -13,7 +13,6 @@ from what was read; nothing else is read twice. The first refresh reads the tree
 
 from __future__ import annotations
 
-import os
 import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -259,10 +258,3 @@ def _package(path: str, scopes: Scopes) -> tuple[str, TsPackage] | None:
     )
     return data["name"], TsPackage(folder, entries)
 
-
-def as_posix(paths: Iterable[Path]) -> list[str]:
-    return [path.as_posix() for path in paths]
-
-
-def as_paths(paths: Iterable[str]) -> list[Path]:
-    return [Path(os.path.normpath(path)) for path in paths]
