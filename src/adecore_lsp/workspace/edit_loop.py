@@ -286,17 +286,20 @@ def add(ws: Workspace, side: Side, report: DiagnosticsReport, files: Iterable[Pa
 
 
 @contextlib.contextmanager
-def opened_for_the_question(ws: Workspace, affected: Affected) -> Iterator[None]:
+def opened_for_the_question(
+    ws: Workspace, affected: Affected, *, keep_edited: bool = True
+) -> Iterator[None]:
     """Within the block the affected files may be opened; those that were not open before
-    it (the edited files aside) are closed after it, so that an edit leaves the servers
-    with the files they had."""
+    it are closed after it (the edited files aside, with ``keep_edited``: an edit of one
+    file leaves it open, as the caller works on it), so that an edit leaves the servers with
+    the files they had."""
     was_open = {path for path in affected.files if ws.paths.uri(path) in ws.open_files}
     try:
         yield
     finally:
-        edited = set(affected.edited)
+        kept = set(affected.edited) if keep_edited else set()
         for path in affected.files:
-            if path not in was_open and path not in edited and not ws.closed:
+            if path not in was_open and path not in kept and not ws.closed:
                 uri = ws.paths.uri(path)
                 known = ws.open_files.get(uri)
                 if known is not None and not known.unsaved:

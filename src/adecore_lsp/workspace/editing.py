@@ -447,7 +447,7 @@ async def apply(
         if op.kind != "create":
             texts.setdefault(path, (plan.snapshot.get(op.path), None))
     found = await affected_set.affected(ws, loop, texts, names=plan.names)
-    with opened_for_the_question(ws, found):
+    with opened_for_the_question(ws, found, keep_edited=False):
         before = await loop.before(ws, found, halfway(ends))
         writes.commit()
         await _after_write(ws, plan)
