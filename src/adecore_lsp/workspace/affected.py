@@ -6,6 +6,7 @@ with the servers to ask about it (``changes.md``, "the affected set").
   package's ``__init__``, a barrel ``index.ts``, ``from m import *``, ``export ... from``),
   nearest first. A Python edit of comments and docstrings only has none
   (:mod:`~adecore_lsp.protocol.workspace.python_code`).
+- **Notebooks** are imported by no other file: they have no dependents.
 - **Other languages**: the files where the server finds references to the top-level symbols
   whose lines the edit touched (asked of the text before the edit, as the server still has
   it); where that cannot be known (no outline or references, or an edit outside every
@@ -32,6 +33,7 @@ from ..protocol.documents.textdiff import diff
 from ..protocol.workspace.python_code import same_code
 from . import scopes
 from .files import read_text
+from .notebooks import is_notebook
 from .servers import ServerHandle
 from .tree_imports import covered
 
@@ -187,8 +189,8 @@ async def affected(
     if changed_code:
         found += loop.dependents(changed_code)
     for path, (old, new) in texts.items():
-        if path in graphed or not ws.takes(path):
-            continue
+        if path in graphed or is_notebook(path) or not ws.takes(path):
+            continue  # (a notebook is imported by no other file)
         uses = None if old is None else await _by_references(ws, path, old, new)
         if uses is None:
             whole = True
