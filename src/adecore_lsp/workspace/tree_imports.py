@@ -257,4 +257,3 @@ def _package(path: str, scopes: Scopes) -> tuple[str, TsPackage] | None:
         if isinstance(value := data.get(key), str)
     )
     return data["name"], TsPackage(folder, entries)
-
