@@ -122,18 +122,24 @@ def test_an_edit_that_introduces_an_error_is_given_back_to_the_model(
     said = answer(done)
     assert said["decision"] == "block"
     reason = said["reason"]
-    assert reason.startswith("adecore-lsp: this edit introduced 1 error")
+    # The edited file's own error, and the caller it broke in a file no one opened.
+    assert reason.startswith("adecore-lsp: this edit introduced 2 errors")
     assert "lib.py:2:" in reason
+    assert "app.py:3:" in reason
     assert "basedpyright" in reason
     # The old error of old.py, in no file the edit touched, is never named.
     assert "old.py" not in reason
 
 
-def test_each_edit_names_only_what_it_introduced(project: tuple[Path, dict[str, str]]) -> None:
+@pytest.mark.parametrize("daemon", ["on", "off"])
+def test_each_edit_names_only_what_it_introduced(
+    project: tuple[Path, dict[str, str]], daemon: str
+) -> None:
     """The second edit's text before is the first's after: its findings, kept by the first
-    call, are the side before (no second look at the old text), and only its own error is
-    named."""
+    call (in the daemon's workspace, or in the session's file without a daemon), are the
+    side before (no second look at the old text), and only its own error is named."""
     root, env = project
+    env = {**env, "ADECORE_LSP_DAEMON": daemon}
     first = answer(hook(root, env, "PostToolUse", edited(root, "lib.py", "-> int:", "-> str:")))
     assert "lib.py:2:" in first["reason"]
     second = edited(root, "app.py", "area(2, 3)\n", 'area(2, 3)\nother: int = "x"\n')
@@ -180,11 +186,13 @@ def test_a_stop_holds_the_agent_once_for_the_errors_of_its_turn(
     hook(root, env, "PostToolUse", edited(root, "lib.py", "-> int:", "-> str:"))
     said = answer(hook(root, env, "Stop", stop(root)))
     assert said["decision"] == "block"
-    assert "the edits of this turn introduced 1 error" in said["reason"]
+    # The edited file's error and its caller's, in a file the agent never opened.
+    assert "the edits of this turn introduced 2 errors" in said["reason"]
+    assert "app.py:3:" in said["reason"]
     # Held again for the same errors, the agent is let go (the person is told).
     said = answer(hook(root, env, "Stop", stop(root, active=True)))
     assert "decision" not in said
-    assert "introduced 1 error" in said["systemMessage"]
+    assert "introduced 2 errors" in said["systemMessage"]
     # A new turn starts clean.
     done = hook(root, env, "Stop", stop(root))
     assert (done.returncode, done.stdout) == (0, ""), done.stderr
@@ -271,8 +279,9 @@ def test_an_unknown_host_or_event_is_refused(project: tuple[Path, dict[str, str]
     done = hook(root, env, "Nope", stop(root))
     assert done.returncode == 1
     assert "claude-code has no hook event 'Nope'" in done.stderr
+    # Exit 2 would block the agent: a mistake in the hook's command line is never that.
     ran = run("hook", "vim", "Stop", cwd=root, env=env)
-    assert ran.status == 2
+    assert ran.status == 1
     assert "invalid choice: 'vim'" in ran.err
 
 
@@ -300,7 +309,7 @@ def test_gemini_cli_hears_of_the_error_as_context_and_at_the_end_of_its_turn(
     data["tool_input"] = {"file_path": "lib.py", "old_string": "-> int:", "new_string": "-> str:"}
     said = answer(hook(root, env, "AfterTool", data, host="gemini-cli"))
     context = said["hookSpecificOutput"]["additionalContext"]
-    assert context.startswith("adecore-lsp: this edit introduced 1 error")
+    assert context.startswith("adecore-lsp: this edit introduced 2 errors")
     assert "decision" not in said  # Gemini's block would replace the tool's result
     stop = fixture("derived/gemini-cli__AfterAgent.json")
     stop.update(session_id="g", cwd=str(root))
@@ -341,7 +350,7 @@ def test_hosts_without_an_answer_after_an_edit_hear_at_the_stop(
     ended = fixture(f"derived/{host}__{stop}.json")
     ended.update(cwd=str(root), workspace_roots=[str(root)])
     said = answer(hook(root, env, stop, ended, host=host))
-    assert "the edits of this turn introduced 1 error" in said[key]
+    assert "the edits of this turn introduced 2 errors" in said[key]
     # The same errors at the next stop: let go (Copilot CLI documents no loop guard).
     if host == "cursor":
         ended["loop_count"] = 1
@@ -358,3 +367,137 @@ def test_a_state_that_cannot_be_kept_still_answers(project: tuple[Path, dict[str
     said = answer(hook(root, env, "PostToolUse", edited(root, "lib.py", "-> int:", "-> str:")))
     assert said["decision"] == "block"
     assert "the session's state could not be kept" in said["systemMessage"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["hook", "nohost", "PostToolUse"], "invalid choice: 'nohost'"),
+        (["hook", "claude-code"], "the following arguments are required: EVENT"),
+        (["hook"], "the following arguments are required: HOST, EVENT"),
+        (["hook", "claude-code", "PostToolUse", "--deadline", "-3"], "positive number"),
+        (["hook", "claude-code", "PostToolUse", "--deadline", "soon"], "not a number"),
+        (["hook", "claude-code", "Nope"], "no hook event 'Nope'"),
+        (["hook", "claude-code", "PostToolUse", "--daemon", "maybe"], "invalid choice"),
+    ],
+)
+def test_a_mistake_in_the_hooks_command_line_never_blocks_the_agent(
+    tmp_path: Path, argv: list[str], said: str
+) -> None:
+    """Exit status 2 blocks in every host's protocol: a mistake in the hook's own command
+    line exits 1, each host's non-blocking failure, and says what is wrong."""
+    data = fixture("claude-code__PostToolUse.json")
+    data["cwd"] = str(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "adecore_lsp", *argv],
+        cwd=tmp_path,
+        env=tool_env({"XDG_STATE_HOME": str(tmp_path / "state")}),
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert said in done.stderr
+    assert done.stdout == ""
+
+
+UNTRUSTED = {
+    "adecore-lsp.toml": 'servers = ["mine"]\n\n[server.mine]\ncommand = ["./bin/mine"]\n'
+    'languages = { ".mine" = "mine" }\n',
+    "x.mine": "anything\n",
+}
+
+
+def host_input(host: str, event: str, root: Path) -> dict[str, Any]:
+    """Each host's documented edit input for ``x.mine``."""
+    path = str(root / "x.mine")
+    if host == "claude-code":
+        data = fixture("claude-code__PostToolUse.json")
+        data.update(cwd=str(root), tool_name="Write", tool_input={"file_path": path})
+    elif host == "gemini-cli":
+        data = fixture("derived/gemini-cli__AfterTool.json")
+        data.update(cwd=str(root), tool_name="write_file", tool_input={"file_path": path})
+    elif host == "codex":
+        data = fixture("derived/codex__PostToolUse.json")
+        patch = "*** Begin Patch\n*** Add File: x.mine\n+anything\n*** End Patch\n"
+        data.update(cwd=str(root), tool_input={"command": patch})
+    elif host == "cursor":
+        data = fixture("cursor__postToolUse.json")
+        data.update(cwd=str(root), tool_name="Write", tool_input={"file_path": path})
+        data["workspace_roots"] = [str(root)]
+    else:
+        data = fixture("derived/copilot-cli__postToolUse.json")
+        data.update(cwd=str(root), toolArgs=json.dumps({"path": "x.mine"}))
+    return data
+
+
+@pytest.mark.parametrize(
+    ("host", "event"),
+    [
+        ("claude-code", "PostToolUse"),
+        ("gemini-cli", "AfterTool"),
+        ("codex", "PostToolUse"),
+        ("cursor", "postToolUse"),
+        ("copilot-cli", "postToolUse"),
+    ],
+)
+def test_an_untrusted_project_that_nothing_could_check_is_said_where_the_host_shows_it(
+    tmp_path: Path, host: str, event: str
+) -> None:
+    root = tmp_path / "stranger"
+    root.mkdir()
+    for name, text in UNTRUSTED.items():
+        (root / name).write_text(text, encoding="utf-8")
+    env = {
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "ADECORE_LSP_DAEMON": "off",
+    }
+    done = hook(root, env, event, host_input(host, event, root), host=host)
+    if host == "copilot-cli":
+        # Its postToolUse output is ignored: the hook's failure is what the CLI shows.
+        assert done.returncode == 1
+        assert "not trusted" in done.stderr
+        return
+    said = answer(done)
+    if host == "cursor":
+        shown = said["additional_context"]  # Cursor shows a person no hook's words
+    else:
+        shown = said["systemMessage"]
+        assert "decision" not in said
+    assert "nothing was checked" in shown
+    assert "is not trusted" in shown
+    assert "adecore-lsp trust" in shown
+
+
+def test_codex_patch_is_undone_so_a_persons_own_error_is_not_blamed_on_the_agent(
+    project: tuple[Path, dict[str, str]],
+) -> None:
+    """The patch's hunks give app.py's text before it, the person's uncommitted error in it
+    included: that error is old, only what the patch itself broke is named (from HEAD's
+    text, both would be)."""
+    root, env = project
+    change(root, "app.py", "size: int = area(2, 3)\n", "size: int = area(2, 3)\nmine: str = 1\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: app.py\n@@\n size: int = area(2, 3)\n"
+        '+extra: int = "patched"\n mine: str = 1\n*** End Patch\n'
+    )
+    change(root, "app.py", "mine: str = 1\n", 'extra: int = "patched"\nmine: str = 1\n')
+    data = fixture("derived/codex__PostToolUse.json")
+    data.update(session_id="p", cwd=str(root), tool_input={"command": patch})
+    said = answer(hook(root, env, "PostToolUse", data, host="codex"))
+    context = said["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith("adecore-lsp: this edit introduced 1 error")
+    assert "app.py:4:" in context
+    assert "app.py:5:" not in context  # the person's own error, there before the patch
+    # A second patch of the same file: its text before is the first patch's result.
+    again = (
+        "*** Begin Patch\n*** Update File: app.py\n@@\n-size: int = area(2, 3)\n"
+        '+size: int = area(2, 4)\n extra: int = "patched"\n*** End Patch\n'
+    )
+    change(root, "app.py", "area(2, 3)", "area(2, 4)")
+    data["tool_input"] = {"command": again}
+    done = hook(root, env, "PostToolUse", data, host="codex")
+    assert json.loads(done.stdout) == {}  # nothing new

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from adecore_lsp.cli.codex_patch import Hunk, parse_patch, undo_hunks
 from adecore_lsp.cli.hook_hosts import (
     HOSTS,
     HookInputError,
@@ -114,20 +115,42 @@ def test_codex_reads_the_files_of_a_patch() -> None:
         "@@\n-y\n+z\n*** Delete File: d.py\n*** End Patch\n"
     )
     assert patched_files(patch) == ("a.py", "c.py")
+    moved = read_event(
+        host, "PostToolUse", raw("derived/codex__PostToolUse.json", tool_input={"command": patch})
+    )
+    assert moved.files == ("a.py", "c.py")
+    assert moved.deleted == ("b.py", "d.py")  # moved away from, deleted
+    assert [(f.path, f.action, f.moved_to) for f in moved.patch] == [
+        ("a.py", "add", None),
+        ("b.py", "update", "c.py"),
+        ("d.py", "delete", None),
+    ]
     said = json.loads(host.answer(event, HELD).stdout)
     assert said["hookSpecificOutput"]["additionalContext"] == HELD.text
     stop = read_event(host, "Stop", raw("derived/codex__Stop.json"))
     assert json.loads(host.answer(stop, Verdict()).stdout) == {}  # JSON is mandatory
 
 
-def test_cursor_remembers_edits_and_follows_up_at_the_stop() -> None:
+def test_cursor_remembers_edits_answers_after_its_tool_and_follows_up_at_the_stop() -> None:
     host = HOSTS["cursor"]
     event = read_event(host, "afterFileEdit", raw("cursor__afterFileEdit.json"))
-    assert (event.kind, event.files, event.session) == ("edit", ("/project/src/app.py",), "default")
+    assert (event.kind, event.files, event.session) == ("note", ("/project/src/app.py",), "default")
     assert event.replacements == (Replacement("<search>", "<replace>"),)
     assert host.answer(event, HELD).stdout == ""  # afterFileEdit has no output
     derived = read_event(host, "afterFileEdit", raw("derived/cursor__afterFileEdit.json"))
     assert (derived.session, derived.cwd) == ("<conversation_id>", "/project")
+    # postToolUse takes additional_context: what a write introduced goes to the agent there.
+    shell = read_event(host, "postToolUse", raw("cursor__postToolUse.json"))
+    assert shell.kind == "other"  # the documented example is a Shell call
+    write = raw(
+        "cursor__postToolUse.json",
+        tool_name="Write",
+        tool_input={"file_path": "/project/src/app.py", "contents": "x"},
+    )
+    wrote = read_event(host, "postToolUse", write)
+    assert (wrote.kind, wrote.files) == ("edit", ("/project/src/app.py",))
+    assert json.loads(host.answer(wrote, HELD).stdout) == {"additional_context": HELD.text}
+    assert host.answer(wrote, Verdict()).stdout == ""  # nothing to say: silence
     stop = read_event(host, "stop", raw("cursor__stop.json"))
     assert (stop.kind, stop.repeated) == ("stop", False)
     assert json.loads(host.answer(stop, HELD).stdout) == {"followup_message": HELD.text}
@@ -145,6 +168,11 @@ def test_copilot_cli_reads_its_json_string_arguments() -> None:
     stop = read_event(host, "agentStop", raw("derived/copilot-cli__agentStop.json"))
     assert stop.repeated  # no loop guard documented: held once per set of errors
     assert json.loads(host.answer(stop, HELD).stdout) == {"decision": "block", "reason": HELD.text}
+    # Copilot CLI 1.0.72 gives agentStop a stop_hook_active flag: its first stop is not a repeat.
+    first = read_event(
+        host, "agentStop", raw("derived/copilot-cli__agentStop.json", stop_hook_active=False)
+    )
+    assert not first.repeated
     broken = raw("derived/copilot-cli__postToolUse.json", toolArgs="{path")
     with pytest.raises(HookInputError, match="toolArgs is not JSON"):
         read_event(host, "postToolUse", broken)
@@ -163,3 +191,27 @@ def test_every_host_refuses_what_is_not_its_input(host: str) -> None:
         with pytest.raises(HookInputError, match=said):
             read_event(chosen, event, bad)
     assert chosen.failure_status not in (0, 2)
+
+
+def test_a_codex_patch_is_read_and_undone_for_certain_or_not_at_all() -> None:
+    patch = (
+        "*** Begin Patch\n*** Update File: a.py\n@@ def f():\n x = 1\n-y = 2\n+y = 3\n z = 4\n"
+        "@@\n+tail\n*** End of File\n*** Delete File: gone.py\n+ignored\n*** End Patch\n"
+        "*** Update File: stray.py\n"
+    )
+    [updated, deleted, stray] = parse_patch(patch)
+    assert (updated.path, updated.action, updated.written) == ("a.py", "update", "a.py")
+    assert updated.hunks == [
+        Hunk(("x = 1", "y = 2", "z = 4"), ("x = 1", "y = 3", "z = 4")),
+        Hunk((), ("tail",)),
+    ]
+    assert (deleted.written, deleted.hunks) == (None, [])
+    assert stray.hunks == []
+    after = "x = 1\ny = 3\nz = 4\ntail\n"
+    assert undo_hunks(after, updated.hunks) == "x = 1\ny = 2\nz = 4\n"
+    # Lines found twice, not at all, or a hunk that left none: not known for certain.
+    assert undo_hunks(after + "x = 1\ny = 3\nz = 4\n", updated.hunks[:1]) is None
+    assert undo_hunks("other\n", updated.hunks[:1]) is None
+    assert undo_hunks(after, [Hunk(("removed",), ())]) is None
+    # Whole lines only: a line that merely ends with the hunk's text is not it.
+    assert undo_hunks("xx = 1\ny = 3\nz = 4\n", updated.hunks[:1]) is None

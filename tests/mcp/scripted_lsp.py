@@ -12,7 +12,9 @@
   of a server whose readiness is a registration), and answer each pull with an empty report;
 - ``watch``: register ``workspace/didChangeWatchedFiles`` for ``**/*.py`` after ``initialized``;
 - ``log``: a file to which each message received is appended, a line each: its method, and
-  the URI's last part for a pull, the changed files' for ``didChangeWatchedFiles``.
+  the URI's last part for a pull, the changed files' for ``didChangeWatchedFiles``;
+- ``hold_pulls``: file name -> the ordinal (from 1) of its pull from which its pulls are
+  never answered (a server still busy with that file when the client's time runs out).
 
 ``shutdown`` is answered and ``exit`` ends it; any other request gets ``MethodNotFound``.
 """
@@ -62,6 +64,7 @@ def main() -> int:
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     root = ""
     tokens = 0
+    pulled: dict[str, int] = {}
 
     def send(message: dict[str, Any]) -> None:
         write_message(stdout, {"jsonrpc": "2.0", **message})
@@ -149,6 +152,11 @@ def main() -> int:
             send({"method": "$/progress", "params": {"token": token, "value": {"kind": "end"}}})
             reply["result"] = rooted(CONFIG["references"], root)
         elif method == "textDocument/diagnostic":
+            name = about(method, params)
+            pulled[name] = pulled.get(name, 0) + 1
+            held = CONFIG.get("hold_pulls", {}).get(name)
+            if held is not None and pulled[name] >= held:
+                continue  # never answered
             reply["result"] = {"kind": "full", "items": []}
         else:
             reply["error"] = {"code": -32601, "message": f"scripted: no {method}"}

@@ -98,7 +98,17 @@ SIGNATURE = [
     {"old": '"Hello, " + name', "new": '"Hello, " + name + mark'},
 ]
 
-EDIT_KEYS = {"diff", "changed_files", "applied", "introduced", "resolved", "complete", "reason"}
+EDIT_KEYS = {
+    "diff",
+    "changed_files",
+    "applied",
+    "introduced",
+    "resolved",
+    "complete",
+    "reason",
+    "checked",
+    "not_reached",
+}
 
 
 class Checked:

@@ -14,7 +14,7 @@ import pytest
 
 from adecore_lsp.workspace.disk_sync import TREE_INTERVAL
 
-from .harness import Client, structured
+from .harness import Client, structured, text
 from .test_mcp_navigation import scripted_root
 
 OTHER = "from a import f\n\nf()\n"
@@ -64,3 +64,29 @@ def test_a_file_the_edit_wrote_is_announced_once(logged: tuple[Client, Path]) ->
     structured(client.call("diagnostics", {"paths": ["b.py"]}))
     watched = [line for line in received(log, mark) if "didChangeWatchedFiles" in line]
     assert watched == ["workspace/didChangeWatchedFiles a.py"]
+
+
+def test_dependents_the_deadline_does_not_allow_are_named_not_reached(tmp_path: Path) -> None:
+    """An edit whose dependents are not all checked within the call's time answers within
+    it: written, ``complete: false``, each file it could not check named in ``not_reached``
+    (never taken as clean), the others checked."""
+    config = {"register_pulls": True, "symbols": {}, "hold_pulls": {"late.py": 2}}
+    (tmp_path / "root").mkdir()
+    root = scripted_root(tmp_path / "root", config)
+    (root / "core.py").write_text("def f() -> int:\n    return 1\n", encoding="utf-8")
+    (root / "quick.py").write_text("from core import f\n\nf()\n", encoding="utf-8")
+    (root / "late.py").write_text("import core\n\ncore.f()\n", encoding="utf-8")
+    session = Client.stdio("--root", root, "--trust", "--timeout", "2")
+    try:
+        edit = {"path": "core.py", "edits": [{"old": "return 1", "new": "return 2"}]}
+        # Answered (the server never answers late.py's pull after the edit): within the
+        # call's bound, or the client's wait would have failed the call.
+        found = structured(session.call("edit", edit, timeout=2 * 2 + 5))
+        assert (found["applied"], found["complete"], found["reason"]) == (True, False, "timeout")
+        assert found["not_reached"] == ["late.py"]
+        assert found["checked"] == ["core.py", "quick.py"]
+        assert (root / "core.py").read_text(encoding="utf-8").endswith("return 2\n")
+        said = session.call("edit", {"path": "core.py", "edits": [{"old": "2", "new": "3"}]})
+        assert "not reached in time: late.py" in text(said)
+    finally:
+        session.close()

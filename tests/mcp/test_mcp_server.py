@@ -90,6 +90,8 @@ PLAN_KEYS = {
     "resolved",
     "complete",
     "reason",
+    "checked",
+    "not_reached",
 }
 LIST_KEYS = {"items", "total", "truncated", "complete", "reason"}
 

@@ -144,6 +144,8 @@ def test_a_plan_written_with_diagnostics_not_final_says_so() -> None:
         "resolved": [],
         "complete": False,
         "reason": "timeout",
+        "checked": ["a.py"],
+        "not_reached": ["b.py"],
     }
     shown = render.plan(
         plan,
@@ -163,6 +165,7 @@ def test_a_plan_written_with_diagnostics_not_final_says_so() -> None:
     assert "ask again" not in shown
     assert "(The diff has 2,600 lines; it was cut.)" in shown
     assert "It introduced no diagnostics." not in shown
+    assert "not reached in time: b.py (what the edit did there is not known)" in shown
 
 
 @pytest.mark.parametrize(
@@ -184,6 +187,8 @@ def test_a_preview_of_a_plan_that_may_miss_files_says_so() -> None:
         "resolved": [],
         "complete": False,
         "reason": "too_many_files",
+        "checked": [],
+        "not_reached": [],
     }
     shown = render.plan(
         plan,

@@ -30,6 +30,8 @@ from adecore_lsp.protocol.workspace.scope_globs import (
     ts_subpattern,
 )
 from adecore_lsp.protocol.workspace.scope_readers import READERS, STAGES, default
+from adecore_lsp.protocol.workspace.ts_imports import TsOptions
+from adecore_lsp.protocol.workspace.tsconfig_scope import ts_options
 
 Files = dict[str, str]
 
@@ -669,6 +671,54 @@ def test_tsconfig_files_alone_and_files_outside_the_project() -> None:
     }
     one_file = scope("tsconfig", {"/r/tsconfig.json": '{"include": ["lib/one.ts"]}'})
     assert covered(one_file, ["/r/lib/one.ts", "/r/lib/two.ts", "/r/x.ts"]) == {"/r/lib/one.ts"}
+
+
+def test_tsconfig_files_are_entry_points_whose_imports_are_checked() -> None:
+    """tsc -p checks what the files of ``files`` import, again and again (through ``paths``
+    too), whatever ``include`` and ``exclude`` say; never a package in node_modules."""
+    files = {
+        "/r/tsconfig.json": (
+            '{"files": ["src/main.ts"], "exclude": ["src/helper.ts"],'
+            ' "compilerOptions": {"paths": {"@lib/*": ["./lib/*"]}}}'
+        ),
+        "/r/src/main.ts": (
+            'import { h } from "./helper";\nimport { d } from "@lib/deep";\n'
+            'import "react";\nimport "./main";\nimport "./big";\nimport "./js";\n'
+        ),
+        "/r/src/helper.ts": 'export * from "./leaf";\n',
+        "/r/src/leaf.ts": 'import { h } from "./helper";\n',
+        "/r/lib/deep.ts": "export const d = 1;\n",
+        "/r/src/big.ts": "TOO LARGE",
+        "/r/src/js.js": "export {};\n",
+        "/r/node_modules/react/index.d.ts": "export {};\n",
+        "/r/src/other.ts": "export {};\n",
+    }
+    found = scope("tsconfig", files)
+    assert covered(found, [path for path in files if path.endswith((".ts", ".js"))]) == {
+        "/r/src/main.ts",
+        "/r/src/helper.ts",
+        "/r/src/leaf.ts",
+        "/r/lib/deep.ts",
+        "/r/src/big.ts",  # there, too large to read: its imports are not followed
+    }
+
+
+def test_tsconfig_options_give_base_url_and_paths_relative_to_each_file() -> None:
+    files = {
+        "/r/app/tsconfig.json": '{"extends": "../base.json", "compilerOptions": {"baseUrl": "."}}',
+        "/r/base.json": '{"compilerOptions": {"paths": {"@x/*": ["x/*", 3], "bad": "y"}}}',
+        "/r/plain/tsconfig.json": '{"compilerOptions": {"paths": {"@p": ["./p.ts"]}}}',
+        "/r/broken/tsconfig.json": "[1]",
+    }
+    read = reader(files)
+    assert ts_options("/r/app/tsconfig.json", read) == TsOptions(
+        "/r/app", (("@x/*", ("/r/app/x/*",)),)
+    )
+    assert ts_options("/r/plain/tsconfig.json", read) == TsOptions(
+        None, (("@p", ("/r/plain/p.ts",)),)
+    )
+    assert ts_options("/r/broken/tsconfig.json", read) == TsOptions()
+    assert ts_options("/r/none/tsconfig.json", read) == TsOptions()
 
 
 def test_tsconfig_extends_paths_and_packages_relative_to_each_file() -> None:

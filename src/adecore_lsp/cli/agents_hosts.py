@@ -153,7 +153,13 @@ def _cursor(command: str) -> list[Piece]:
     hooks = _json_hooks(
         ".cursor/hooks.json",
         "hook cursor",
-        {"afterFileEdit": entry("afterFileEdit"), "stop": entry("stop")},
+        {
+            "afterFileEdit": entry("afterFileEdit"),
+            # postToolUse takes additional_context: what a write broke reaches the agent at
+            # once (afterFileEdit, which has no output, gives the edit's text before).
+            "postToolUse": {**entry("postToolUse"), "matcher": "Write"},
+            "stop": entry("stop"),
+        },
         ["hooks"],
     )
 

@@ -9,10 +9,11 @@ inputs as fixtures.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from .codex_patch import PatchedFile, parse_patch
 
 # Internal to the library: nothing here is public API (the command line is).
 __all__: list[str] = []
@@ -41,7 +42,9 @@ class HookEvent:
 
     host: str
     event: str
-    kind: Literal["edit", "stop", "other"]
+    kind: Literal["edit", "note", "stop", "other"]
+    """``edit``: check what the tool wrote; ``note``: only remember its text before (an
+    event whose answer the host ignores, followed by one that checks); ``stop``."""
     session: str
     cwd: str | None = None
     files: tuple[str, ...] = ()
@@ -52,6 +55,10 @@ class HookEvent:
     repeated: bool = False
     """A stop hook already held the agent once in this stop (Claude Code's
     ``stop_hook_active``): hold it again only for something new."""
+    patch: tuple[PatchedFile, ...] = ()
+    """Codex's ``apply_patch``: each file of the patch, with its hunks."""
+    deleted: tuple[str, ...] = ()
+    """The files the tool deleted (or moved away from)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,9 @@ class Verdict:
     """Hold the agent: it must look at ``text`` before it goes on (or stops)."""
     notice: str = ""
     """A line for the person, not the model (an incomplete check, a skipped file)."""
+    warn: bool = False
+    """The notice says nothing could be checked (an untrusted project): a host with no
+    place to show a person a line gets it as its hook's failure, which it does show."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +90,7 @@ class Host:
     """One host's protocol: its events, its edit tools, how it reads an answer."""
 
     name: str
-    events: Mapping[str, Literal["edit", "stop"]]
+    events: Mapping[str, Literal["edit", "note", "stop"]]
     edit_tools: frozenset[str]
     read: Callable[[Host, str, Mapping[str, Any]], HookEvent]
     answer: Callable[[HookEvent, Verdict], Answer]
@@ -158,8 +168,10 @@ def _claude_like(host: Host, event: str, data: Mapping[str, Any]) -> HookEvent:
         return HookEvent(host.name, event, "other", session, cwd)
     tool_input = _object(data, "tool_input", where)
     if tool == "apply_patch":
-        files = patched_files(_string(tool_input, "command", f"{where}: tool_input"))
-        return HookEvent(host.name, event, "edit", session, cwd, files)
+        patch = tuple(parse_patch(_string(tool_input, "command", f"{where}: tool_input")))
+        written = tuple(dict.fromkeys(f.written for f in patch if f.written is not None))
+        gone = tuple(dict.fromkeys(f.path for f in patch if f.action == "delete" or f.moved_to))
+        return HookEvent(host.name, event, "edit", session, cwd, written, patch=patch, deleted=gone)
     key = "notebook_path" if tool == "NotebookEdit" else "file_path"
     path = _string(tool_input, key, f"{where}: tool_input")
     replacements: tuple[Replacement, ...] | None = None
@@ -170,35 +182,47 @@ def _claude_like(host: Host, event: str, data: Mapping[str, Any]) -> HookEvent:
     return HookEvent(host.name, event, "edit", session, cwd, (path,), replacements)
 
 
-_PATCHED = re.compile(r"^\*\*\* (Add File|Update File|Move to): (.+)$", re.MULTILINE)
-
-
 def patched_files(patch: str) -> tuple[str, ...]:
     """The files an ``apply_patch`` envelope leaves written: added, updated, or the new
     name of one it moved."""
-    found: list[str] = []
-    for action, path in _PATCHED.findall(patch):
-        if action == "Move to" and found:
-            found[-1] = path.strip()
-        else:
-            found.append(path.strip())
-    return tuple(dict.fromkeys(found))
+    return tuple(dict.fromkeys(f.written for f in parse_patch(patch) if f.written is not None))
+
+
+CURSOR_PATH_KEYS = ("file_path", "path", "target_file", "filePath")
+"""Where a Cursor edit tool's ``tool_input`` may name its file (the docs show none)."""
 
 
 def _cursor(host: Host, event: str, data: Mapping[str, Any]) -> HookEvent:
+    """``afterFileEdit`` (the file and its edits: remembered), ``postToolUse`` (an edit
+    tool's file: checked, its answer ``additional_context``), ``stop``."""
     where = _check_name(host, event, data)
     session = _session(data, ("conversation_id",), where, needed=False)
     cwd = _cwd(data)
-    if host.events[event] == "stop":
+    kind = host.events[event]
+    if kind == "stop":
         loops = data.get("loop_count")
         repeated = isinstance(loops, int) and loops > 0
         return HookEvent(host.name, event, "stop", session, cwd, repeated=repeated)
+    if kind == "edit":
+        tool = _string(data, "tool_name", where)
+        tool_input = data.get("tool_input")
+        given = next(
+            (
+                value
+                for key in CURSOR_PATH_KEYS
+                if isinstance(tool_input, dict) and isinstance(value := tool_input.get(key), str)
+            ),
+            None,
+        )
+        if tool not in host.edit_tools or not given:
+            return HookEvent(host.name, event, "other", session, cwd)
+        return HookEvent(host.name, event, "edit", session, cwd, (given,))
     path = _string(data, "file_path", where)
     edits = data.get("edits")
     replacements = None
     if isinstance(edits, list) and edits:
         replacements = tuple(_replacement(item, where) for item in edits)
-    return HookEvent(host.name, event, "edit", session, cwd, (path,), replacements)
+    return HookEvent(host.name, event, "note", session, cwd, (path,), replacements)
 
 
 def _copilot(host: Host, event: str, data: Mapping[str, Any]) -> HookEvent:
@@ -206,9 +230,12 @@ def _copilot(host: Host, event: str, data: Mapping[str, Any]) -> HookEvent:
     session = _session(data, ("sessionId", "session_id"), where, needed=False)
     cwd = _cwd(data)
     if host.events[event] == "stop":
-        # No loop guard is documented: every stop counts as a repeat, so the agent is held
-        # once for a set of errors and let go when the same set comes back.
-        return HookEvent(host.name, event, "stop", session, cwd, repeated=True)
+        # Copilot CLI 1.0.72 gives agentStop ``stop_hook_active``; before it no loop guard
+        # is documented, and every stop counts as a repeat: the agent is held once for a
+        # set of errors and let go when the same set comes back.
+        active = data.get("stop_hook_active", data.get("stopHookActive"))
+        repeated = active is not False
+        return HookEvent(host.name, event, "stop", session, cwd, repeated=repeated)
     tool = data.get("toolName", data.get("tool_name"))
     if not isinstance(tool, str):
         raise HookInputError(f"{where}: 'toolName' is missing or not a string")
@@ -259,18 +286,28 @@ def _context_answer(event: HookEvent, verdict: Verdict) -> Answer:
 
 
 def _cursor_answer(event: HookEvent, verdict: Verdict) -> Answer:
-    """``afterFileEdit`` has no output: the edit is remembered, and at ``stop`` the
-    errors go back as a ``followup_message`` (the agent's next prompt)."""
+    """``postToolUse``: what the edit introduced as ``additional_context`` (Cursor shows a
+    person no hook's words there, so a notice goes to the agent with it);
+    ``afterFileEdit`` has no output; at ``stop`` the errors go back as a
+    ``followup_message`` (the agent's next prompt)."""
     if event.kind == "stop" and verdict.text and verdict.block:
         return Answer(stdout=json.dumps({"followup_message": verdict.text}) + "\n")
+    if event.kind == "edit":
+        said = "\n".join(part for part in (verdict.text, verdict.notice) if part)
+        if said:
+            return Answer(stdout=json.dumps({"additional_context": said}) + "\n")
     return Answer()
 
 
 def _copilot_answer(event: HookEvent, verdict: Verdict) -> Answer:
     """``postToolUse``'s output is ignored: the edit is remembered; at ``agentStop`` a
-    ``decision: "block"`` with a ``reason`` gives the agent another turn."""
+    ``decision: "block"`` with a ``reason`` gives the agent another turn. A notice that
+    nothing could be checked is the hook's failure (its stderr, status 1), which the CLI
+    shows as a hook warning: it documents no other place for a person to read it."""
     if event.kind == "stop" and verdict.text and verdict.block:
         return Answer(stdout=json.dumps({"decision": "block", "reason": verdict.text}) + "\n")
+    if verdict.warn and verdict.notice:
+        return Answer(stderr=verdict.notice + "\n", status=1)
     return Answer()
 
 
@@ -303,8 +340,8 @@ CODEX = Host(
 )
 CURSOR = Host(
     name="cursor",
-    events={"afterFileEdit": "edit", "stop": "stop"},
-    edit_tools=frozenset(),
+    events={"afterFileEdit": "note", "postToolUse": "edit", "stop": "stop"},
+    edit_tools=frozenset({"Write", "Edit", "MultiEdit", "StrReplace"}),
     read=_cursor,
     answer=_cursor_answer,
     failure_status=1,

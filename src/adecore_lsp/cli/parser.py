@@ -11,7 +11,7 @@ import functools
 import shlex
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from .._version import __version__
 from .hook_hosts import HOSTS
@@ -104,6 +104,16 @@ def add_global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> No
     group.add_argument(
         "--daemon", choices=DAEMON_MODES, default=default(None), help=_GLOBAL_HELP["daemon"]
     )
+
+
+HOOK_USAGE_ERROR = 1
+"""``hook``'s exit status for a mistake in its command line (see :func:`build_parser`)."""
+
+
+def _fail_with(parser: argparse.ArgumentParser, status: int, message: str) -> NoReturn:
+    """``parser.error`` with another exit status."""
+    parser.print_usage(sys.stderr)
+    parser.exit(status, f"{parser.prog}: error: {message}\n")
 
 
 def _seconds(text: str) -> float:
@@ -247,6 +257,10 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"answer by then, incomplete if need be (default {HOOK_DEADLINE:.0f})",
     )
     hook.add_argument("--input", default=None, help=argparse.SUPPRESS)
+    # Exit status 2 blocks the agent in every host's hook protocol: a mistake in the hook's
+    # own command line (an unknown host, no event, a bad --deadline) must never be read as
+    # "the edit broke something", so it exits 1, each host's non-blocking failure.
+    hook.error = functools.partial(_fail_with, hook, HOOK_USAGE_ERROR)  # type: ignore[method-assign]
 
     agents = command("agents", "set a coding agent's host up to use adecore-lsp in this project")
     agent_actions = agents.add_subparsers(dest="action", metavar="ACTION")

@@ -21,7 +21,7 @@ from pydantic import Field
 
 from ..errors import EditConflictError
 from ..protocol.documents.notebooks import InvalidNotebookError
-from ..workspace import changes
+from ..workspace import changes, editing
 from ..workspace.files import read_text
 from ..workspace.model import AppliedPlan, DiagnosticsDelta, EditPlan, Symbol
 from ..workspace.notebooks import is_notebook
@@ -53,6 +53,10 @@ T = TypeVar("T")
 ANSWER_MARGIN = 1.0
 """Seconds a write keeps, at most, of the call's bound for answering after it: a write whose
 check afterwards runs out of time is answered as written, not as a call that timed out."""
+
+WORK_MARGIN = 0.25
+"""Seconds before the call's deadline at which the check after a write gives what it has
+(the files it did not reach named): the answer is made within the deadline, not cut at it."""
 
 # -- renames, formatting, fixes: plans -----------------------------------------------------------
 
@@ -155,7 +159,7 @@ async def _apply(ws: Workspace, plan: EditPlan, deadline: float) -> AppliedPlan:
         return bool(changed) and all(_holds(ws.paths.absolute(p), text) for p, text in changed)
 
     return await _bounded(
-        ws.apply(plan),
+        editing.apply(ws, plan, deadline=deadline - WORK_MARGIN),
         deadline,
         written,
         lambda: AppliedPlan(plan.changed_files, _unfinished()),
@@ -189,6 +193,8 @@ def _plan(
         "resolved": shapes.introduced(delta.resolved, before) if delta else [],
         "complete": complete,
         "reason": reason,
+        "checked": list(delta.checked) if delta else [],
+        "not_reached": list(delta.not_reached) if delta else [],
     }
     text = render.plan(
         result,
@@ -294,7 +300,9 @@ async def edit(
         if write:
             delta = await _written(ws, full, old_text, new_text, offsets, deadline)
         else:
-            delta = await changes.preview(ws, full, new_text, edits=offsets)
+            delta = await changes.preview(
+                ws, full, new_text, edits=offsets, deadline=deadline - WORK_MARGIN
+            )
         return _edited(ws, shown, (old_text, new_text, diff), delta, write, max_chars)
 
     return await call(ctx, work)
@@ -310,7 +318,15 @@ async def _written(
 ) -> DiagnosticsDelta:
     try:
         return await _bounded(
-            changes.edit(ws, full, new_text, save=True, edits=offsets, expected=old_text),
+            changes.edit(
+                ws,
+                full,
+                new_text,
+                save=True,
+                edits=offsets,
+                expected=old_text,
+                deadline=deadline - WORK_MARGIN,
+            ),
             deadline,
             lambda: _holds(full, new_text),
             _unfinished,
@@ -377,6 +393,8 @@ def _edited(
         "resolved": shapes.introduced(delta.resolved, lines_in({shown: old_text}, current)),
         "complete": delta.complete,
         "reason": delta.reason,
+        "checked": list(delta.checked),
+        "not_reached": list(delta.not_reached),
     }
     return answer(render.edit(result, diff_lines, ws.timeout), result, max_chars)
 

@@ -256,6 +256,22 @@ def hover(markdown: str | None, target: str) -> str:
     return markdown.rstrip("\n")
 
 
+def _checked(checked: Sequence[str], not_reached: Sequence[str], changed: Sequence[str]) -> str:
+    """Which files the check covered: the changed ones and how many depend on them."""
+    others = [path for path in checked if path not in changed]
+    line = f"Checked {plural(len(checked), 'file')}"
+    if others:
+        line += (
+            f", {plural(len(others), 'file')} that depend{'s' if len(others) == 1 else ''} on it"
+        )
+    if not_reached:
+        line += (
+            f"; not reached in time: {names(list(not_reached))} (what the edit did there is "
+            "not known)"
+        )
+    return line + "."
+
+
 def _delta_lines(
     introduced: Sequence[DiagnosticShape],
     resolved: Sequence[DiagnosticShape],
@@ -264,10 +280,11 @@ def _delta_lines(
     timeout: float,
     *,
     written: bool,
+    coverage: str | None = None,
 ) -> list[str]:
-    """What an edit introduced and resolved (or would, for a preview), and whether the
-    check after it finished."""
-    lines: list[str] = []
+    """What an edit introduced and resolved (or would, for a preview), which files the
+    check covered, and whether it finished."""
+    lines: list[str] = [coverage] if coverage else []
     verb = "introduced" if written else "would introduce"
     if introduced:
         lines.append(f"It {verb} {plural(len(introduced), 'diagnostic')}:")
@@ -352,6 +369,7 @@ def plan(
             delta_reason,
             timeout,
             written=True,
+            coverage=_checked(result["checked"], result["not_reached"], files),
         )
     elif not files:
         lines.append(NOTHING_TO_DO.get(tool, NOTHING_TO_DO["rename"]))
@@ -393,6 +411,7 @@ def edit(result: EditShape, diff_lines: int, timeout: float) -> str:
         result["reason"],
         timeout,
         written=result["applied"],
+        coverage=_checked(result["checked"], result["not_reached"], result["changed_files"]),
     )
     if diff_lines > len(result["diff"].splitlines()):
         lines.append(f"(The diff has {diff_lines:,} lines; it was cut.)")

@@ -188,9 +188,10 @@ class HoverShape(TypedDict):
 class PlanShape(TypedDict):
     """An edit plan (a rename, a formatting, fixes): its unified ``diff`` (``a/`` and ``b/``
     paths), the paths it changes, the number of edits per path, whether it was written, and
-    the diagnostics it ``introduced`` and ``resolved`` (empty when not written).
-    ``complete: false`` when the plan may miss files or the check after the write did not
-    finish (``reason``)."""
+    the diagnostics it ``introduced`` and ``resolved`` (empty when not written), in the files
+    ``checked`` (the changed files and the files that depend on them). ``complete: false``
+    when the plan may miss files or the check after the write did not finish (``reason``;
+    ``not_reached`` names the files it could not check in time)."""
 
     diff: str
     changed_files: list[str]
@@ -200,14 +201,17 @@ class PlanShape(TypedDict):
     resolved: list[DiagnosticShape]
     complete: bool
     reason: str | None
+    checked: list[str]
+    not_reached: list[str]
 
 
 class EditShape(TypedDict):
     """An edit of one file: its unified ``diff`` (``a/`` and ``b/`` paths), the path it
     changes, whether it was written (``false`` for a preview), the diagnostics it introduced
-    (or would introduce) and resolved, in the edited file and in every other open file.
-    ``complete: false`` when the check after the edit did not finish (``reason``): with
-    ``applied: true`` the file was written all the same."""
+    (or would introduce) and resolved, in the files ``checked``: the edited file and the
+    files that depend on it, opened for the question if need be. ``complete: false`` when
+    the check after the edit did not finish (``reason``; ``not_reached`` names the files it
+    could not check in time): with ``applied: true`` the file was written all the same."""
 
     diff: str
     changed_files: list[str]
@@ -216,6 +220,8 @@ class EditShape(TypedDict):
     resolved: list[DiagnosticShape]
     complete: bool
     reason: str | None
+    checked: list[str]
+    not_reached: list[str]
 
 
 def cut_hover(markdown: str | None, cap: int = HOVER_CAP) -> str | None:

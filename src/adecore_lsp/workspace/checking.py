@@ -226,7 +226,11 @@ async def files_diagnostics(
             break
     else:
         reason = next((r for r in reasons if r is not None), None)  # an invalid notebook
-    return DiagnosticsReport(items, statuses, complete, reason)
+    report = DiagnosticsReport(items, statuses, complete, reason)
+    if ws.edit_loop is not None:
+        # The final answers are the side before the next edit (``edit_loop``).
+        ws.edit_loop.keep_checked(ws, files, report, servers or {})
+    return report
 
 
 async def _check(

@@ -27,11 +27,11 @@ from ..protocol.workspace.notebook_edits import cells_of_edit
 from ..protocol.workspace.root_edits import RootsDisagree, merge_root_edits, uncovered
 from ..session import LspSession
 from ..write_path import WriteSet
-from . import checking
+from . import affected as affected_set
 from .across_roots import RootAnswers, every_root, roots_of
 from .asking import ask
-from .changes import covered, others_changed
-from .delta import delta_of
+from .changes import ends_of, halfway, others_changed
+from .edit_loop import delta, loop_of, one_at_a_time, opened_for_the_question
 from .files import NotUtf8Error, read_text, root_files
 from .model import AppliedPlan, EditPlan, FileEdit, FileOperation, FileStatus
 from .notebook_editing import (
@@ -203,7 +203,20 @@ async def rename(ws: Workspace, place: Place, new_name: str) -> EditPlan:
             place.target,
             f"renaming {place.target} to {new_name} changes nothing: the server answered no edits",
         )
-    return plan
+    old_name = _name_at(plan.snapshot.get(place.shown), place.offset)
+    return replace(plan, names=(old_name, new_name)) if old_name else plan
+
+
+def _name_at(text: str | None, offset: int) -> str | None:
+    """The identifier at ``offset`` of ``text`` (what a rename there renames), if any."""
+    if text is None or not 0 <= offset <= len(text):
+        return None
+    start = end = offset
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[start:end] or None
 
 
 def _one_edit(ws: Workspace, place: Place, asked: RootAnswers) -> Any:
@@ -403,7 +416,10 @@ async def _fix_one(ws: Workspace, path: Path, only: str) -> list[tuple[Any, str]
     return await take_action(handle, session, ws.paths.uri(path), actions, only) or []
 
 
-async def apply(ws: Workspace, plan: EditPlan, *, allow_outside: bool = False) -> AppliedPlan:
+@one_at_a_time
+async def apply(
+    ws: Workspace, plan: EditPlan, *, allow_outside: bool = False, deadline: float | None = None
+) -> AppliedPlan:
     if not plan.files and not plan.file_ops:
         raise EmptyEditError("the plan", "the plan changes nothing: there is nothing to apply")
     if plan.reason == "other_roots":
@@ -416,21 +432,37 @@ async def apply(ws: Workspace, plan: EditPlan, *, allow_outside: bool = False) -
             f"{', '.join(unsaved)} (given with update()); save or close it, then plan again",
         )
     writes = write_set(ws, plan, allow_outside=allow_outside)
-    edited = [ws.paths.absolute(p) for p in plan.files]
-    checked = covered(ws, [p for p in edited if p.is_file() and ws.takes(p)])
-    before = await checking.diagnostics(ws, checked, ws.timeout) if checked else None
-    writes.commit()
-    await _after_write(ws, plan)
-    others_changed(ws)
+    ends = ends_of(ws, deadline)
+    loop = loop_of(ws)
+    await ws.sync_disk()
+    loop.forget(ws, await loop.look(ws))
     # Renamed files are followed: their findings before count under their new paths.
     renamed = {op.path: op.new_path for op in plan.file_ops if op.kind == "rename" and op.new_path}
-    after_paths = covered(
-        ws, [p for p in edited if p.is_file() and ws.takes(p)] + [p for p in checked if p.is_file()]
-    )
-    after = await checking.diagnostics(ws, after_paths, ws.timeout)
-    moved = {path: Change(edit.old_text, edit.new_text) for path, edit in plan.files.items()}
-    delta = delta_of(before.items if before else [], after, moved, renamed)
-    return AppliedPlan(plan.changed_files, delta)
+    moves = {ws.paths.absolute(old): ws.paths.absolute(new) for old, new in renamed.items()}
+    texts: dict[Path, tuple[str | None, str | None]] = {}
+    for shown, edit in plan.files.items():
+        texts[ws.paths.absolute(shown)] = (edit.old_text, edit.new_text)
+    for op in plan.file_ops:
+        path = ws.paths.absolute(op.path)
+        if op.kind != "create":
+            texts.setdefault(path, (plan.snapshot.get(op.path), None))
+    found = await affected_set.affected(ws, loop, texts, names=plan.names)
+    with opened_for_the_question(ws, found, keep_edited=False):
+        before = await loop.before(ws, found, halfway(ends))
+        writes.commit()
+        await _after_write(ws, plan)
+        loop.forget(ws, await loop.look(ws))
+        others_changed(ws)
+        # Files the plan creates have no side before: everything in them is new.
+        for shown in plan.files:
+            path = ws.paths.absolute(shown)
+            if path not in found.servers and path not in moves.values() and ws.takes(path):
+                found.edited.append(path)
+                found.servers[path] = frozenset(h.spec.id for h in ws.handles_for(path))
+                before.reached.add(path)
+        after = await loop.after(ws, found, before, ends, moves=moves)
+    changes = {path: Change(edit.old_text, edit.new_text) for path, edit in plan.files.items()}
+    return AppliedPlan(plan.changed_files, delta(ws, found, before, after, changes, renamed, moves))
 
 
 def _unsaved(ws: Workspace, shown: str) -> bool:

@@ -128,7 +128,10 @@ class DiagnosticsDelta:
     """What an edit changed in the diagnostics: ``introduced``, ``resolved`` and ``unchanged``
     (as they are after the edit; one that only moved lines counts as unchanged).
 
-    ``complete`` and ``reason`` are those of the diagnostics after the edit.
+    ``complete`` and ``reason`` are those of the diagnostics after the edit; ``checked``
+    names the files the delta covers (the edited ones and the files that depend on them,
+    as ``changes.md`` says), ``not_reached`` the files it should have covered and could not
+    within the time (their findings are not in it, and it is not complete).
     """
 
     introduced: list[Diagnostic]
@@ -136,6 +139,8 @@ class DiagnosticsDelta:
     unchanged: list[Diagnostic]
     complete: bool = True
     reason: str | None = None
+    checked: list[str] = field(default_factory=list)
+    not_reached: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -253,6 +258,9 @@ class EditPlan:
     complete: bool = True
     reason: ResultReason | FileReason | str | None = None
     skipped: dict[str, FileStatus] = field(default_factory=dict)
+    names: tuple[str, ...] = field(default=(), compare=False)
+    """A rename's names, the old then the new (empty for other plans): a file that depends
+    on a changed one and names neither cannot be broken by the rename, and is not checked."""
 
     @property
     def changed_files(self) -> list[str]:

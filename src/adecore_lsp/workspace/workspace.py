@@ -49,6 +49,7 @@ from .units import Paths
 from .untrusted_folders import UntrustedFolders
 
 if TYPE_CHECKING:
+    from .edit_loop import EditLoop
     from .places import Place
 
 __all__ = ["Workspace"]
@@ -173,6 +174,9 @@ class Workspace:
         self._edits = EditCollection()
         self.tree = disk_sync.TreeStock(self.root)
         """The root's files as last looked at, for the servers that watch files."""
+        self.edit_loop: EditLoop | None = None
+        """The import graph and the answers kept for edits (:mod:`.edit_loop`), made when an
+        edit first needs them."""
 
     def _notice(self, text: str, stacklevel: int = 2) -> None:
         """What an untrusted configuration ignored: to ``on_untrusted``, else a warning."""

@@ -6,7 +6,10 @@ with a dot are never matched by a wildcard); TypeScript files only, JavaScript t
 ``allowJs`` (or ``checkJs``); ``extends`` (a path, or a package in ``node_modules`` whose
 JSON is read, never run) gives the keys the project does not set, relative to the file that
 sets them; the projects named in ``references`` add their own files (a solution's
-``files: []`` names none of its own).
+``files: []`` names none of its own). A file of ``files`` is an entry point: what it imports
+(followed through the project's ``paths`` and ``baseUrl``, outside ``node_modules``, again
+and again) is part of the program and checked, whatever ``include`` and ``exclude`` say, as
+``tsc -p`` checks it (:mod:`.ts_imports` resolves the specifiers).
 
 Sans-I/O: the texts come through the caller's ``read``.
 """
@@ -21,6 +24,7 @@ from typing import Any
 from . import jsonc
 from .scope import MAX_CHAIN, Environment, Read, Scope, below, folders_between
 from .scope_globs import absolute, ts_regex, ts_subpattern
+from .ts_imports import TsImport, TsOptions, TsTree, candidates, ts_imports
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
@@ -53,8 +57,11 @@ class TsMatcher:
         excludes: list[str],
         exclude_folder: str,
         suffixes: tuple[str, ...],
+        entries: tuple[TsOptions, Read] | None = None,
     ) -> None:
         self.files = files
+        self._entries = entries
+        self._reached: set[str] | None = None
         patterns = [p for spec in includes if (p := ts_subpattern(spec, include_folder, "files"))]
         self.includes = [re.compile(f"^{p}$") for p in patterns]
         self.folders = ts_regex(includes, include_folder, "directories")
@@ -68,7 +75,7 @@ class TsMatcher:
         self.bases = bases
 
     def covers(self, path: str, environment: Environment) -> bool:
-        if path in self.files:
+        if path in self.files or (self._entries is not None and path in self.reached()):
             return True
         if not path.endswith(self.suffixes) or not self.includes:
             return False
@@ -82,6 +89,62 @@ class TsMatcher:
             if self.folders is not None and not self.folders.match(folder):
                 return False
         return any(regex.match(path) for regex in self.includes)
+
+    def reached(self) -> set[str]:
+        """The files the entry points of ``files`` import, again and again (read once)."""
+        if self._reached is None:
+            assert self._entries is not None
+            options, read = self._entries
+            self._reached = reachable(sorted(self.files), options, read, self.suffixes)
+        return self._reached
+
+
+def reachable(
+    entries: list[str], options: TsOptions, read: Read, suffixes: tuple[str, ...]
+) -> set[str]:
+    """The files ``entries`` import, and what those import, as the compiler finds them
+    (the first candidate that exists, of an allowed suffix, outside ``node_modules``);
+    ``entries`` themselves are left out unless one imports another."""
+    seen: set[str] = set(entries)
+    reached: set[str] = set()
+    queue = list(entries)
+    empty = TsTree(frozenset())
+    while queue:
+        current = queue.pop()
+        try:
+            text = read(current)
+        except ValueError:
+            continue  # too large to read: its imports are not followed
+        if text is None:
+            continue
+        for imported in ts_imports(text):
+            found = _first(current, imported, options, empty, read, suffixes)
+            if found is not None:
+                reached.add(found)
+                if found not in seen:
+                    seen.add(found)
+                    queue.append(found)
+    return reached
+
+
+def _first(
+    file: str,
+    imported: TsImport,
+    options: TsOptions,
+    tree: TsTree,
+    read: Read,
+    suffixes: tuple[str, ...],
+) -> str | None:
+    """The file ``imported`` names, looked for on the disk through ``read``."""
+    for path in candidates(file, imported, options, tree):
+        if "/node_modules/" in path or not path.endswith(suffixes) or path == file:
+            continue
+        try:
+            if read(path) is not None:
+                return path
+        except ValueError:
+            return path  # there, but too large to read
+    return None
 
 
 def _include_base(spec: str) -> str:
@@ -138,7 +201,10 @@ def _project(config: str, text: str, read: Read, projects: dict[str, Scope | Non
             where, value = merged.options.get(key, (folder, None))
             if isinstance(value, str):
                 excludes.append(absolute(where, value))
-    matcher = TsMatcher(folder, literal, includes, include_where, excludes, exclude_where, suffixes)
+    entries = (compiler_options(merged), read) if literal else None
+    matcher = TsMatcher(
+        folder, literal, includes, include_where, excludes, exclude_where, suffixes, entries
+    )
     references: list[Scope] = []
     for name in _references(raw):
         found = _reference(config, name, read, projects)
@@ -154,6 +220,36 @@ def _project(config: str, text: str, read: Read, projects: dict[str, Scope | Non
         files=tuple(files),
         references=tuple(references),
     )
+
+
+def compiler_options(merged: _Merged) -> TsOptions:
+    """What a configuration's ``baseUrl`` and ``paths`` say, each relative to the file that
+    set it (``paths`` to ``baseUrl`` when there is one)."""
+    base_where, base_url = merged.options.get("baseUrl", ("", None))
+    paths_where, paths = merged.options.get("paths", ("", None))
+    base = absolute(base_where, base_url) if isinstance(base_url, str) else None
+    against = base if base is not None else paths_where
+    mapped = tuple(
+        (pattern, tuple(absolute(against, item) for item in items if isinstance(item, str)))
+        for pattern, items in (paths.items() if isinstance(paths, dict) else ())
+        if isinstance(items, list)
+    )
+    return TsOptions(base, mapped)
+
+
+def ts_options(config: str, read: Read) -> TsOptions:
+    """The ``baseUrl`` and ``paths`` of the configuration file ``config`` with what it
+    extends; none when it cannot be read.
+
+    Raises nothing: a broken configuration resolves no bare specifier."""
+    try:
+        text = read(config)
+        if text is None:
+            return TsOptions()
+        folder = posixpath.dirname(config)
+        return compiler_options(_merged(config, _object(config, text), read, (config,), folder))
+    except ValueError:
+        return TsOptions()
 
 
 def _object(config: str, text: str) -> dict[str, Any]:
