@@ -66,7 +66,7 @@ from mcp import Client
 
 from adecore_lsp.mcp.server import build
 from adecore_lsp.mcp.state import Options, State
-from adecore_lsp.workspace.tree_imports import TreeImports
+from adecore_lsp.workspace.checks.tree_imports import TreeImports
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "build" / "bench" / "edit-loop"

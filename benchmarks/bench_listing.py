@@ -22,7 +22,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from adecore_lsp.workspace import files, git
+from adecore_lsp.workspace.disk import git
+from adecore_lsp.workspace.disk import listing as files
 
 
 def make_tree(root: Path, count: int) -> None:

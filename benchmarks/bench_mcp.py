@@ -60,7 +60,7 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 from adecore_lsp.mcp.server import build
 from adecore_lsp.mcp.state import Options
-from adecore_lsp.workspace.registry import Registry
+from adecore_lsp.workspace.servers.registry import Registry
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample_project"

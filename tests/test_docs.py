@@ -51,7 +51,7 @@ def test_the_docs_have_examples() -> None:
 def test_the_readme_names_every_dependency_pyproject_installs() -> None:
     """The README's list of dependencies is what ``pyproject.toml`` installs (once wrong: it
     said two, and three were installed)."""
-    from adecore_lsp.workspace.project_config import load_toml
+    from adecore_lsp.workspace.servers.project_config import load_toml
 
     project = load_toml(ROOT / "pyproject.toml")["project"]
     names = [re.split(r"[<>=;\[ ]", spec, maxsplit=1)[0] for spec in project["dependencies"]]

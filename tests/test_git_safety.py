@@ -1,6 +1,6 @@
 """git runs nothing a repository names (``docs/security.md``): every git command the library
 runs, on a repository whose configuration names a program for every knob git has, leaves
-no marker, and the answers stay right; only ``workspace/git.py`` starts git."""
+no marker, and the answers stay right; only ``workspace/disk/git.py`` starts git."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from adecore_lsp.environment import using
-from adecore_lsp.workspace import git as git_runner
-from adecore_lsp.workspace.files import root_files
-from adecore_lsp.workspace.revision_tree import moves, texts_at, write_revision
-from adecore_lsp.workspace.revisions import commit_of, repository_top
+from adecore_lsp.workspace.checks.revisions import commit_of, repository_top
+from adecore_lsp.workspace.disk import git as git_runner
+from adecore_lsp.workspace.disk.listing import root_files
+from adecore_lsp.workspace.disk.revision_tree import moves, texts_at, write_revision
 from tests.hostile_repo import commit_all, git, hostile_repository, markers
 
 SOURCE = Path(__file__).resolve().parent.parent / "src" / "adecore_lsp"
@@ -47,11 +47,11 @@ def ran(hostile: Path) -> list[str]:
 
 
 def test_only_the_git_module_starts_git() -> None:
-    """No module but ``workspace/git.py`` names the git program (a ``"git"`` argument or a
+    """No module but ``workspace/disk/git.py`` names the git program (a ``"git"`` argument or a
     lookup of it): every git command goes through the one safe runner."""
     naming = []
     for path in sorted(SOURCE.rglob("*.py")):
-        if path == SOURCE / "workspace" / "git.py":
+        if path == SOURCE / "workspace" / "disk" / "git.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and node.value == "git":

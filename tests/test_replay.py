@@ -21,7 +21,7 @@ import pytest
 from adecore_lsp import LspError, LspSession, MessageEncodingError, TransportClosedError
 from adecore_lsp.protocol.workspace.replay import ReplayScript, sessions
 from adecore_lsp.testing import ReplayTransport, load_trace, replay
-from adecore_lsp.workspace.registry import Registry
+from adecore_lsp.workspace.servers.registry import Registry
 from adecore_lsp.workspace.workspace import Workspace
 
 ROOT = "file:///recorded/proj"

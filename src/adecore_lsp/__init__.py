@@ -72,7 +72,7 @@ if TYPE_CHECKING:
         ServerStatus,
         Symbol,
     )
-    from .workspace.registry import Registry, ServerSpec
+    from .workspace.servers.registry import Registry, ServerSpec
     from .workspace.workspace import Workspace
 
 # Where each public name lives (the imports above, for type checkers, say the same: a test
@@ -144,8 +144,8 @@ _HOMES: dict[str, str] = {
     "Results": "workspace.model",
     "ServerStatus": "workspace.model",
     "Symbol": "workspace.model",
-    "Registry": "workspace.registry",
-    "ServerSpec": "workspace.registry",
+    "Registry": "workspace.servers.registry",
+    "ServerSpec": "workspace.servers.registry",
     "Workspace": "workspace.workspace",
 }
 

@@ -21,8 +21,9 @@ from types import TracebackType
 from typing import IO, Any, TypeVar
 
 from .workspace import model
-from .workspace.registry import Registry, ServerSpec
-from .workspace.workspace import Target, closed_error
+from .workspace.closing import closed_error
+from .workspace.model import Target
+from .workspace.servers.registry import Registry, ServerSpec
 from .workspace.workspace import Workspace as AsyncWorkspace
 
 __all__ = ["Workspace"]

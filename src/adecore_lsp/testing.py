@@ -31,8 +31,8 @@ from .transports.base import BaseTransport, LspTransport
 from .types import JSONObject
 
 if TYPE_CHECKING:
-    from .workspace.processes import Connect, ServerConnection
-    from .workspace.registry import ServerSpec
+    from .workspace.servers.processes import Connect, ServerConnection
+    from .workspace.servers.registry import ServerSpec
 
 __all__ = ["ReplayTransport", "replay", "load_trace"]
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from adecore_lsp.workspace.registry import ServerSpec
-from adecore_lsp.workspace.server_facts import version_of
+from adecore_lsp.workspace.servers.registry import ServerSpec
+from adecore_lsp.workspace.servers.server_facts import version_of
 from tests.hostile_repo import commit_all, git
 from tests.integration.conftest import VENV_BIN
 

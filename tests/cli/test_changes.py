@@ -333,7 +333,7 @@ def test_a_side_that_did_not_finish_exits_3(repo: Path) -> None:
 
 
 def test_the_revisions_side_sees_what_git_ignores(repo: Path, tmp_path: Path) -> None:
-    from adecore_lsp.workspace.revisions import _link_ignored
+    from adecore_lsp.workspace.checks.revisions import _link_ignored
 
     (repo / ".venv" / "lib").mkdir(parents=True)
     (repo / "compile_commands.json").write_text("[]", encoding="utf-8")

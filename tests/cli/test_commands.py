@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from adecore_lsp._version import __version__
-from adecore_lsp.workspace.registry import Registry
+from adecore_lsp.workspace.servers.registry import Registry
 from tests.cli.conftest import (
     ANSI,
     Ran,

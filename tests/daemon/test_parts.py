@@ -15,7 +15,7 @@ import pytest
 from adecore_lsp.cli.executor import WorkspaceRequest
 from adecore_lsp.daemon import client, commands, groups, paths, pool, server, watching, wire
 from adecore_lsp.daemon.watcher import line as watcher_line
-from adecore_lsp.workspace.registry import Registry
+from adecore_lsp.workspace.servers.registry import Registry
 
 
 def test_a_message_a_line_and_names_that_are_not_unicode() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from adecore_lsp.workspace.disk_sync import TREE_INTERVAL
+from adecore_lsp.workspace.files.disk_sync import TREE_INTERVAL
 
 from .harness import Client, structured, text
 from .test_mcp_navigation import scripted_root

@@ -18,7 +18,7 @@ import pytest
 
 from adecore_lsp import LspError, LspSession, ServerProcess, SessionState, spawn_server
 from adecore_lsp.errors import TransportClosedError
-from adecore_lsp.workspace.registry import ServerSpec
+from adecore_lsp.workspace.servers.registry import ServerSpec
 from adecore_lsp.workspace.workspace import Workspace
 
 SERVER = [sys.executable, str(Path(__file__).with_name("one_frame_server.py"))]

@@ -96,7 +96,7 @@ async def test_new_since_outside_git_or_with_an_unknown_revision_says_so(
 
 async def test_an_edit_made_from_an_older_text_is_refused_and_writes_nothing(repo: Path) -> None:
     from adecore_lsp import EditConflictError
-    from adecore_lsp.workspace import changes
+    from adecore_lsp.workspace.checks import changes
 
     async with Workspace(repo, servers=["ruff"]) as ws:
         write(repo / "keep.py", "x = 2\n")  # someone else's change, after the text was read
@@ -108,7 +108,7 @@ async def test_an_edit_made_from_an_older_text_is_refused_and_writes_nothing(rep
 async def test_new_since_on_warm_servers_gives_the_worktrees_answer(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from adecore_lsp.workspace import warm_revision
+    from adecore_lsp.workspace.checks import warm_revision
 
     write(repo / "keep.py", "import sys\n\nx = 1\n")  # a new finding
     write(repo / "old.py", "import os  # still unused\n")  # an old one, its line rewritten

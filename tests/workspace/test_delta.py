@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from adecore_lsp.workspace.delta import diagnostics_delta
+from adecore_lsp.workspace.checks.delta import diagnostics_delta
 from adecore_lsp.workspace.model import Diagnostic, Severity
 
 

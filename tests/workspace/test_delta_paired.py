@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from adecore_lsp.protocol.workspace.changes import Change, split_findings
-from adecore_lsp.workspace import delta
+from adecore_lsp.workspace.checks import delta
 from adecore_lsp.workspace.model import Diagnostic
 
 OLD = "".join(f"line {n}\n" for n in range(40))

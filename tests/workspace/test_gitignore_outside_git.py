@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adecore_lsp.workspace.files import root_files, tree_stock
-from adecore_lsp.workspace.gitignore import _any_of, read_ignore_file
+from adecore_lsp.workspace.disk.gitignore import _any_of, read_ignore_file
+from adecore_lsp.workspace.disk.listing import root_files, tree_stock
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="compares with git")
 

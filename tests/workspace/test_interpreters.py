@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from adecore_lsp import Registry
-from adecore_lsp.workspace.interpreters import (
+from adecore_lsp.workspace.servers.interpreters import (
     Interpreter,
     environment_started,
     interpreter_for,
@@ -22,7 +22,7 @@ from adecore_lsp.workspace.interpreters import (
     our_interpreter,
     search_paths,
 )
-from adecore_lsp.workspace.session_options import session_options
+from adecore_lsp.workspace.servers.session_options import session_options
 
 VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
 

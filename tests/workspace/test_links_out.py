@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from adecore_lsp import Workspace
-from adecore_lsp.workspace.files import LinkOutOfRootError, leads_out, root_files
+from adecore_lsp.workspace.disk.listing import LinkOutOfRootError, leads_out, root_files
 from tests.integration.conftest import find_server
 from tests.links_out import INSIDE, LEFT_OUT, leaked, stranger_with_links
 

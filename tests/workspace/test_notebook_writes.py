@@ -14,7 +14,7 @@ import pytest
 
 from adecore_lsp import Registry, Workspace
 from adecore_lsp.errors import LspError
-from adecore_lsp.workspace.editing import make_plan
+from adecore_lsp.workspace.edits.editing import make_plan
 from adecore_lsp.workspace.model import FileEdit, FileStatus
 from tests.integration.conftest import find_server
 from tests.workspace.conftest import write

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from adecore_lsp import Registry, Workspace
-from adecore_lsp.workspace import warm_revision
-from adecore_lsp.workspace.lines import line_of
+from adecore_lsp.workspace.checks import warm_revision
+from adecore_lsp.workspace.files.lines import line_of
 from tests.integration.conftest import find_server
 from tests.workspace.conftest import write
 from tests.workspace.test_notebooks_real import ANALYSIS, found, notebook

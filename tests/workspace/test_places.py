@@ -15,7 +15,8 @@ import pytest
 from adecore_lsp import LspError, Workspace
 from adecore_lsp.cli.main import main as cli
 from adecore_lsp.protocol.workspace import targets as parsing
-from adecore_lsp.workspace import places, units
+from adecore_lsp.workspace.disk import units
+from adecore_lsp.workspace.questions import places
 from tests.workspace.conftest import write
 from tests.workspace.test_scripted import SCRIPT, scripted
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-import adecore_lsp.workspace.executables as executables
+import adecore_lsp.workspace.disk.executables as executables
 from adecore_lsp.errors import ServerNotFoundError
-from adecore_lsp.workspace.registry import Registry, ServerSpec
+from adecore_lsp.workspace.servers.registry import Registry, ServerSpec
 
 REQUIRED_COMMANDS = {
     "ruff": ["ruff", "server"],

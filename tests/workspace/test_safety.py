@@ -143,11 +143,11 @@ async def test_a_change_while_the_plan_is_applied_is_a_conflict(
 ) -> None:
     """A file changed after apply() began (here: while it waits for the diagnostics before
     the write) is not overwritten."""
-    from adecore_lsp.workspace import checking
+    from adecore_lsp.workspace.checks.edit_loop import EditLoop
 
     edit = {"documentChanges": [text_edit("$ROOT/a.txt", "FIRST")]}
     spec = scripted({"rename": edit, "diagnostics": CLEAN})
-    real = checking.diagnostics
+    real = EditLoop.before
 
     async def meddling(*args: Any, **kwargs: Any) -> Any:
         report = await real(*args, **kwargs)
@@ -156,7 +156,7 @@ async def test_a_change_while_the_plan_is_applied_is_a_conflict(
 
     async with Workspace(project, servers=[spec]) as ws:
         plan = await ws.rename("a.txt:1:1", "FIRST")
-        monkeypatch.setattr(checking, "diagnostics", meddling)
+        monkeypatch.setattr(EditLoop, "before", meddling)
         with pytest.raises(EditConflictError) as caught:
             await ws.apply(plan)
     assert caught.value.paths == ["a.txt"]

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from adecore_lsp.cli.common import short_version
-from adecore_lsp.workspace.server_facts import version_in
+from adecore_lsp.workspace.servers.server_facts import version_in
 
 DEBIAN_GOPLS_INFO = (
     '{"GoVersion":"go1.19.5","Path":"golang.org/x/tools/gopls","Main":{"Path":"","Version":"",'

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from adecore_lsp import ServerSpec, Workspace
-from adecore_lsp.workspace.checking import ANSWER_BY
+from adecore_lsp.workspace.checks.checking import ANSWER_BY
 from tests.workspace.conftest import write
 from tests.workspace.test_scripted import item, scripted
 

@@ -88,6 +88,8 @@ ASYNC_ONLY = {
     "started",
     "sync_disk",
     "takes",
+    # A workspace like this one on a revision's checkout, for new_since's revision side.
+    "twin",
     "watch_tree",
     "which",
     "write",

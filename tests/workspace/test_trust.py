@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from adecore_lsp import LspError, Registry, ServerNotFoundError, ServerSpec, Workspace
-from adecore_lsp.workspace import trust
+from adecore_lsp.workspace.servers import trust
 from tests.workspace.conftest import write
 
 SHIM = """#!/bin/sh

@@ -14,7 +14,7 @@ import pytest
 
 from adecore_lsp import Workspace
 from adecore_lsp.errors import LspError
-from adecore_lsp.workspace import trust
+from adecore_lsp.workspace.servers import trust
 from tests.integration.conftest import find_server
 from tests.workspace.conftest import write
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from adecore_lsp import Registry, ServerSpec, Workspace
-from adecore_lsp.workspace.project_config import split_settings
+from adecore_lsp.workspace.servers.project_config import split_settings
 from tests.workspace.conftest import write
 
 PROGRAMS = """\

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import LspError
-from ..workspace.files import confined
+from ..workspace.disk.listing import confined
 from ..write_path import WriteSet
 from .agents_hosts import MARK, PIECES_OF, Piece
 from .agents_memory import Added, Record, forget, recall, remember

@@ -17,10 +17,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..workspace import checking
-from ..workspace.lines import line_of
+from ..workspace.checks import checking
+from ..workspace.checks.scope_plan import Plan
+from ..workspace.files.lines import line_of
 from ..workspace.model import FileStatus
-from ..workspace.scopes import Plan
 from ..workspace.workspace import Workspace
 from . import reports
 from .check_files import check_plan

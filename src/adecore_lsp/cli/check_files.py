@@ -1,12 +1,13 @@
 """The files ``check`` covers: those :func:`.common.scope` finds, each given to the servers
-whose own command line, given the same paths, checks it (:mod:`adecore_lsp.workspace.scopes`);
-what the servers' configurations leave out is counted on stderr, never taken as clean."""
+whose own command line, given the same paths, checks it
+(:mod:`adecore_lsp.workspace.servers.scopes`); what the servers' configurations leave out is
+counted on stderr, never taken as clean."""
 
 from __future__ import annotations
 
 import argparse
 
-from ..workspace import scopes
+from ..workspace.checks import scope_plan
 from ..workspace.workspace import Workspace
 from .common import scope
 from .output import Output
@@ -18,7 +19,7 @@ SHOWN_LEFT_OUT = 5
 """How many files left out are named when every file is (the rest are counted)."""
 
 
-def check_plan(args: argparse.Namespace, ws: Workspace, output: Output) -> scopes.Plan:
+def check_plan(args: argparse.Namespace, ws: Workspace, output: Output) -> scope_plan.Plan:
     """The plan of this ``check``: a configuration that could not be read is said on
     stderr (the tool's defaults apply, as its language server reads it), and so is how
     many files each server's configuration leaves out, and why.
@@ -28,7 +29,7 @@ def check_plan(args: argparse.Namespace, ws: Workspace, output: Output) -> scope
             nothing never looks like a clean check).
     """
     found = scope(args, ws, output)
-    plan = scopes.plan(ws, found.files, found.named, found.origins)
+    plan = scope_plan.plan(ws, found.files, found.named, found.origins)
     for notice in plan.notices:
         output.warning(notice)
     if not plan.files:

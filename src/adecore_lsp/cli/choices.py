@@ -10,8 +10,8 @@ import shlex
 from pathlib import Path
 
 from ..protocol.workspace.roots import Marker
-from ..workspace.disk_tree import DiskTree, folders_up, repository_of
-from ..workspace.registry import Registry, ServerSpec
+from ..workspace.servers.disk_tree import DiskTree, folders_up, repository_of
+from ..workspace.servers.registry import Registry, ServerSpec
 from .common import cwd_of
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).

@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-from ..workspace.files import confined, root_files
+from ..workspace.checks.scope_plan import selection
+from ..workspace.disk.listing import confined, root_files
+from ..workspace.files.notebooks import file_line, notebook_of
 from ..workspace.model import Diagnostic, FileStatus, Results
-from ..workspace.notebooks import NotebookView, file_line, notebook_of
-from ..workspace.scopes import Origin, selection
-from ..workspace.server_facts import version_in
+from ..workspace.servers.notebook_view import NotebookView
+from ..workspace.servers.scopes import Origin
+from ..workspace.servers.server_facts import version_in
 from ..workspace.workspace import Workspace
 from .output import Output, shown_path
 
@@ -210,7 +212,7 @@ def exit_for(complete: bool, failing: bool) -> int:
 @dataclass(frozen=True)
 class Scope:
     """The files a ``check``, ``format`` or ``fix`` is about: ``files`` in order, where each
-    was found (``origins``; :class:`..workspace.scopes.Origin`), the files named themselves
+    was found (``origins``; :class:`..workspace.servers.scopes.Origin`), the files named themselves
     (``named``), and the paths as messages name them (``described``)."""
 
     files: list[Path]

@@ -69,7 +69,7 @@ async def _edit(args: argparse.Namespace, output: Output, ws: Workspace, plan: E
     status = 0 if plan.complete else 3
     shown = Shown.of(args, ws)
     if getattr(args, "write", False) and count and plan.reason == "other_roots":
-        from ..workspace.editing import PARTIAL_RENAME
+        from ..workspace.edits.editing import PARTIAL_RENAME
 
         incomplete(output, PARTIAL_RENAME)
     elif getattr(args, "write", False) and count:

@@ -25,7 +25,7 @@ from .output import Output
 from .status import FAILURE, INCOMPLETE
 
 if TYPE_CHECKING:
-    from ..workspace.registry import Registry, ServerSpec
+    from ..workspace.servers.registry import Registry, ServerSpec
     from ..workspace.workspace import Workspace
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
@@ -96,7 +96,7 @@ def with_own_scripts(env: Mapping[str, str]) -> dict[str, str]:
     with the tool (``pip install "adecore-lsp[python]"`` puts ruff beside it) are found,
     and find what they look for, also when its environment is not activated."""
     found = dict(env)
-    from ..workspace.executables import scripts_folder
+    from ..workspace.disk.executables import scripts_folder
 
     scripts = scripts_folder()
     path = found.get("PATH", "")
@@ -180,7 +180,7 @@ async def _execute(args: argparse.Namespace, output: Output, workspaces: Workspa
 def timed_out(error: BaseException) -> bool:
     """Whether ``error`` is a deadline that passed (a request's or a handshake's)."""
     from ..errors import RequestTimeoutError
-    from ..workspace.servers import HandshakeTimeout
+    from ..workspace.servers.handles import HandshakeTimeout
 
     return isinstance(error, (RequestTimeoutError, HandshakeTimeout)) or isinstance(
         error.__cause__, RequestTimeoutError

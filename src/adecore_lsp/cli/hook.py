@@ -8,7 +8,7 @@ off``): it judges the edit and writes the host's answer; the host's half is
 the answer says the check is incomplete and never holds the agent.
 
 After an edit, the files the tool wrote are checked with the files that depend on them (the
-edit loop's affected set, :mod:`adecore_lsp.workspace.edit_loop`), each against its text
+edit loop's affected set, :mod:`adecore_lsp.workspace.checks.edit_loop`), each against its text
 before. At a stop, every file changed since the turn began, by the agent's tools or its
 shell (:mod:`.hook_baseline`), with its dependents, against its text before the turn.
 """
@@ -26,11 +26,11 @@ from functools import partial
 from pathlib import Path
 
 from ..errors import LspError
-from ..workspace import changes
-from ..workspace.edit_loop import loop_of
-from ..workspace.files import NotUtf8Error, read_text
+from ..workspace.checks import changes
+from ..workspace.checks.edit_loop import loop_of
+from ..workspace.checks.revisions import committed_text
+from ..workspace.disk.listing import NotUtf8Error, read_text
 from ..workspace.model import Diagnostic, DiagnosticsDelta
-from ..workspace.revisions import committed_text
 from ..workspace.workspace import Workspace
 from . import hook_baseline
 from .codex_patch import undo_hunks

@@ -7,7 +7,7 @@ file's size and modification time, and the text of each file a server takes that
 ``HEAD`` does not hold as it is (modified, staged or untracked; outside a repository, every
 such file's text, up to :data:`MAX_TEXTS`). At a stop, a file whose stamp moved since was
 changed by the turn; its text before is the turn's own record, the baseline's, or ``HEAD``'s.
-git runs only its read-only plumbing (:mod:`adecore_lsp.workspace.git`).
+git runs only its read-only plumbing (:mod:`adecore_lsp.workspace.disk.git`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..workspace import git
-from ..workspace.files import NotUtf8Error, Stamp, read_text
-from ..workspace.revisions import committed_text
+from ..workspace.checks.revisions import committed_text
+from ..workspace.disk import git
+from ..workspace.disk.listing import NotUtf8Error, Stamp, read_text
 from .hook_state import Baseline
 
 if TYPE_CHECKING:

@@ -277,7 +277,7 @@ def load_baseline(path: Path) -> Baseline | None:
             and all(isinstance(v, int) for v in value)
         },
         {key: value for key, value in texts.items() if isinstance(value, str)},
-        data.get("git") is True,
+        data.get("from_git") is True,
     )
 
 
@@ -295,7 +295,7 @@ def save_baseline(path: Path, baseline: Baseline, *, first: bool = False) -> Non
         {
             "stamps": {key: list(value) for key, value in baseline.stamps.items()},
             "texts": baseline.texts,
-            "git": baseline.git,
+            "from_git": baseline.git,
         }
     )
     _replace(baseline_file(path), text)

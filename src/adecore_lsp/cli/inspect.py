@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..workspace.registry import Registry
+from ..workspace.servers.registry import Registry
 from ..workspace.workspace import Workspace
 from .common import cwd_of
 from .output import Output, one_line
@@ -24,7 +24,7 @@ __all__: list[str] = []
 
 def trust(args: argparse.Namespace, output: Output, root: Path) -> int:
     """``trust [DIR]``, ``trust --list``, ``trust --remove DIR``."""
-    from ..workspace import trust as store
+    from ..workspace.servers import trust as store
 
     if args.list:
         for path in store.listed():
@@ -97,8 +97,8 @@ async def _registration_grace(session: Any) -> None:
 
 
 async def servers(args: argparse.Namespace, output: Output, registry: Registry) -> int:
-    from ..workspace.scopes import describe
-    from ..workspace.server_facts import version_of
+    from ..workspace.servers.scopes import describe
+    from ..workspace.servers.server_facts import version_of
 
     root = Path(args.root) if args.root else cwd_of(args)
     specs = list(registry)
@@ -153,8 +153,8 @@ def _scope_words(scope: dict[str, Any] | None) -> str:
 
 async def doctor(args: argparse.Namespace, output: Output, ws: Workspace) -> int:
     from ..errors import LspError
-    from ..workspace.checking import wait_ready
-    from ..workspace.scopes import describe
+    from ..workspace.checks.checking import wait_ready
+    from ..workspace.servers.scopes import describe
 
     registry = ws.registry
     ids = args.ids or [spec.id for spec in registry if ws.which(spec)]

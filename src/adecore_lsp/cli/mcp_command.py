@@ -95,7 +95,7 @@ def options_from(args: argparse.Namespace) -> Options:
     servers: list[str] | None = list(args.servers) if getattr(args, "servers", None) else None
     if servers and root is not None:
         # Fail at the start on an unknown id; the project's own servers count.
-        from ..workspace.registry import Registry
+        from ..workspace.servers.registry import Registry
 
         registry, _chosen = Registry.default().for_project(root)
         for server in servers:

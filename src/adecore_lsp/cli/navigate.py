@@ -13,9 +13,9 @@ import json
 from typing import Any
 
 from ..plain_text import escape_controls
-from ..workspace.lines import line_of
+from ..workspace.files.lines import line_of
 from ..workspace.model import Location, Results, Symbol, cell_prefix
-from ..workspace.places import WHOLE_ROOT
+from ..workspace.questions.places import WHOLE_ROOT
 from ..workspace.workspace import Workspace
 from .common import Shown, cwd_of, say_incomplete
 from .output import Output, shown_path

@@ -15,7 +15,7 @@ import argparse
 import os
 from pathlib import Path
 
-from ..workspace.lines import line_of
+from ..workspace.files.lines import line_of
 from ..workspace.model import Diagnostic, DiagnosticsReport
 from ..workspace.workspace import Workspace
 from . import reports

@@ -21,8 +21,8 @@ from typing import Any
 
 from ..cli.executor import WorkspaceRequest
 from ..environment import environ
-from ..workspace.executables import scripts_folder
-from ..workspace.trust import config_digest, is_trusted
+from ..workspace.disk.executables import scripts_folder
+from ..workspace.servers.trust import config_digest, is_trusted
 from ..workspace.workspace import Workspace
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).

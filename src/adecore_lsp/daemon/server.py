@@ -29,7 +29,7 @@ from ..cli.modes import parsed_mode
 from ..cli.parser import parse
 from ..cli.status import INTERRUPTED
 from ..transports.process import ServerProcess
-from ..workspace.processes import STARTED, live_groups
+from ..workspace.servers.processes import STARTED, live_groups
 from ..write_journal import WRITING
 from .paths import SERVERS, SOCKET, hold_lock
 from .pool import Pool

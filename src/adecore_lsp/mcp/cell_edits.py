@@ -20,8 +20,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from ..protocol.documents.notebooks import InvalidNotebookError, Notebook, parse_notebook
 from ..protocol.documents.positions import LineIndex
+from ..workspace.files.notebooks import cell_diff
 from ..workspace.model import Symbol
-from ..workspace.notebooks import cell_diff
 from .text_edits import (
     PLACES_SHOWN,
     Replacement,

@@ -72,7 +72,7 @@ def answer(text: str, structured: Any, max_chars: int = MAX_CHARS) -> CallToolRe
 def line_of(ws: Workspace) -> shapes.LineOf:
     """The text of a line of a file, as the workspace has it (the open document, else the
     disk; a notebook cell's source line with ``cell``)."""
-    from ..workspace.lines import line_of as workspace_line_of
+    from ..workspace.files.lines import line_of as workspace_line_of
 
     return workspace_line_of(ws)
 

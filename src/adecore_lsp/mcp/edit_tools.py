@@ -21,10 +21,11 @@ from pydantic import Field
 
 from ..errors import EditConflictError
 from ..protocol.documents.notebooks import InvalidNotebookError
-from ..workspace import changes, editing
-from ..workspace.files import read_text
+from ..workspace.checks import changes
+from ..workspace.disk.listing import read_text
+from ..workspace.edits import editing
 from ..workspace.model import AppliedPlan, DiagnosticsDelta, EditPlan, Symbol
-from ..workspace.notebooks import is_notebook
+from ..workspace.servers.notebook_view import is_notebook
 from ..workspace.workspace import Workspace
 from . import render, shapes
 from .cell_edits import replace_in_cells, replace_symbol

@@ -30,12 +30,12 @@ from mcp.shared.message import ServerMessageMetadata
 from ..errors import AmbiguousTargetError, LspError
 from ..paths import uri_to_path
 from ..protocol.workspace.targets import PositionTarget, SymbolTarget, parse_target
-from ..workspace.checking import ANSWER_BY
-from ..workspace.files import confined
+from ..workspace.checks.checking import ANSWER_BY
+from ..workspace.disk.listing import confined
 from ..workspace.workspace import Workspace
 
 if TYPE_CHECKING:
-    from ..workspace.places import Place
+    from ..workspace.questions.places import Place
 
 # Internal to the library: nothing here is public API.
 __all__: list[str] = []

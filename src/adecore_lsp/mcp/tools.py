@@ -17,7 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from ..workspace import checking
+from ..workspace.checks import checking
 from ..workspace.model import Location, Results, Symbol
 from ..workspace.workspace import Workspace
 from . import edit_tools, render, shapes

@@ -292,3 +292,7 @@ class ServerStatus:
     rss_bytes: int | None
     uptime: float
     root: str = ""
+
+
+Target = str | Location
+"""A target: ``path:LINE[:COL]``, ``path#Name/path[k]``, a bare name, or a Location."""

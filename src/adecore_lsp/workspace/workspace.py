@@ -1,30 +1,32 @@
 """``Workspace``: one folder of code, spoken about in people's units.
 
-It knows which servers to start for which files and where (:mod:`.server_choice`), starts
-them lazily, keeps the open files in step with the disk (:mod:`.open_files`,
-:mod:`.disk_sync`), and hands each call to a small module: :mod:`.checking`,
-:mod:`.navigation`, :mod:`.editing` (the last two imported when first used, so that a
-command line that only checks files does not pay for them).
+The facade on top of the layer's floors (``docs/architecture.md``): it holds the parts
+(the server choice, the open files, the root's stock) and hands each call to the floor
+that answers it, which takes this workspace as the narrow ``needs`` Protocol of its floor.
+The edits and questions floors are imported when first used, so that a command line that
+only checks files does not pay for them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import os
 import warnings
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import IO, TYPE_CHECKING, Any
 
-from ..errors import WorkspaceClosedError
 from ..session import LspSession
 from ..types import Disposable
 from ..write_path import recover
-from . import asking, checking, disk_sync
-from .edit_collection import EditCollection
+from .checks import checking
+from .closing import when_open
+from .disk.units import Paths
+from .edits.edit_collection import EditCollection
+from .files import disk_sync
+from .files.open_files import OpenFiles
 from .model import (
     AppliedPlan,
     DiagnosticsDelta,
@@ -36,49 +38,24 @@ from .model import (
     Results,
     ServerStatus,
     Symbol,
+    Target,
 )
-from .notebooks import NotebookView
-from .open_files import OpenFiles
-from .processes import Connect
-from .registry import Registry, ServerSpec
-from .server_choice import ServerChoice, workspace_folders
-from .servers import ServerHandle, Signal
-from .tracing import Trace
-from .trust import is_trusted
-from .units import Paths
-from .untrusted_folders import UntrustedFolders
+from .questions import asking
+from .servers.handles import ServerHandle
+from .servers.notebook_view import NotebookView
+from .servers.processes import Connect
+from .servers.registry import Registry, ServerSpec
+from .servers.server_choice import ServerChoice, workspace_folders
+from .servers.signal import Signal
+from .servers.tracing import Trace
+from .servers.trust import is_trusted
+from .servers.untrusted_folders import UntrustedFolders
 
 if TYPE_CHECKING:
-    from .edit_loop import EditLoop
-    from .places import Place
+    from .checks.edit_loop import EditLoop
+    from .questions.places import Place
 
 __all__ = ["Workspace"]
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def closed_error() -> WorkspaceClosedError:
-    """What a call of a closed workspace raises (it starts nothing)."""
-    return WorkspaceClosedError()
-
-
-def _when_open(
-    method: Callable[Concatenate[Workspace, P], Coroutine[Any, Any, R]],
-) -> Callable[Concatenate[Workspace, P], Coroutine[Any, Any, R]]:
-    """A method that a closed workspace refuses with :func:`closed_error`."""
-
-    async def guarded(self: Workspace, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        if self.server_choice.closed:
-            raise closed_error()
-        return await method(self, *args, **kwargs)
-
-    functools.update_wrapper(guarded, method)
-    return guarded
-
-
-Target = str | Location
-"""A target: ``path:LINE[:COL]``, ``path#Name/path[k]``, a bare name, or a Location."""
 
 
 class Workspace:
@@ -185,6 +162,22 @@ class Workspace:
         else:
             self._on_untrusted(text)
 
+    def twin(self, root: Path) -> Workspace:
+        """A workspace like this one on ``root`` (a checkout of a revision of its tree): the
+        same servers (executables judged alike), registry, timeouts, trust and configuration;
+        its notices of untrusted settings are this one's already."""
+        return Workspace(
+            root,
+            servers=self.server_choice.twin_servers(),
+            registry=self.server_choice.base_registry,
+            timeout=self.timeout,
+            max_open_files=self.max_open_files,
+            connect=self.server_choice.connect,
+            trust=self.trust,
+            on_untrusted=lambda _notice: None,
+            config_root=self.config_root,
+        )
+
     def which(self, spec: ServerSpec) -> str | None:
         """The executable of ``spec`` here: inside the root only when the root is trusted
         or the caller made the spec itself. Looked up again after ``WHICH_FOR`` seconds (a
@@ -265,7 +258,7 @@ class Workspace:
             untrusted=self.untrusted_folders,
         )
 
-    @_when_open
+    @when_open
     async def session_for(self, path: str | os.PathLike[str]) -> LspSession:
         """The session of the first server for ``path``, started if it is not running."""
         full = self.paths.absolute(path)
@@ -285,7 +278,7 @@ class Workspace:
             if handle.state != "stopped" or handle.restarts
         ]
 
-    @_when_open
+    @when_open
     async def restart(self, server: str | None = None) -> list[ServerStatus]:
         """Restart one server (by id) or every one, documents re-opened."""
         made = self.server_choice.started()
@@ -311,12 +304,12 @@ class Workspace:
         """
         return self.open_files.file(path)
 
-    @_when_open
+    @when_open
     async def open(self, path: str | os.PathLike[str]) -> list[ServerHandle]:
         """Open ``path`` in every server that takes it; the handles that have it."""
         return await self.open_files.open(path)
 
-    @_when_open
+    @when_open
     async def update(self, path: str | os.PathLike[str], text: str) -> None:
         """Give the servers a new, unsaved text of ``path`` (the disk is left alone)."""
         await self.open_files.update(path, text)
@@ -326,20 +319,20 @@ class Workspace:
         if not self.server_choice.closed:
             self.open_files.close(path)
 
-    @_when_open
+    @when_open
     async def write(self, path: Path, text: str) -> None:
         """Write ``text`` to ``path`` through the write path (inside the root, atomic) and
         send it to the servers that take it."""
         await self.open_files.write(path, text)
         self.announce([(path, 2)])
 
-    @_when_open
+    @when_open
     async def adopt(self, path: Path, text: str) -> None:
         """Take ``text`` as what ``path`` now holds on disk, and send it to its servers (a
         notebook's servers that ask for saves hear that it was saved)."""
         await self.open_files.adopt(path, text)
 
-    @_when_open
+    @when_open
     async def sync_disk(self) -> None:
         """Make the servers see the disk as it is now (``workspace-api.md``, "the disk is
         the truth"): what :func:`.disk_sync.sync_disk` says."""
@@ -380,14 +373,14 @@ class Workspace:
 
     # -- readiness -----------------------------------------------------------------------
 
-    @_when_open
+    @when_open
     async def ready(self, path_or_id: str | os.PathLike[str], *, timeout: float = 60) -> Readiness:
         """Wait until the server (by id) or the servers of a file are ready; see Readiness."""
         return await checking.ready(self, path_or_id, timeout)
 
     # -- diagnostics -----------------------------------------------------------------------
 
-    @_when_open
+    @when_open
     async def diagnostics(
         self, paths: Sequence[str | os.PathLike[str]] | None = None, *, timeout: float = 30
     ) -> DiagnosticsReport:
@@ -396,27 +389,27 @@ class Workspace:
         whose server was given up on says so and keeps its stale items."""
         return await checking.diagnostics(self, paths, timeout)
 
-    @_when_open
+    @when_open
     async def edit(
         self, path: str | os.PathLike[str], new_text: str, *, save: bool = True
     ) -> DiagnosticsDelta:
         """Change ``path`` (on disk too with ``save``, through the write path) and return
-        what the change introduced and resolved in it and in every other open file, by the
-        rule of ``changes.md``."""
-        from . import changes
+        what the change introduced and resolved in it and in the files that depend on it
+        (its affected set, open or not), by the rule of ``changes.md``."""
+        from .checks import changes
 
         return await changes.edit(self, path, new_text, save=save)
 
-    @_when_open
+    @when_open
     async def preview_edit(self, path: str | os.PathLike[str], new_text: str) -> DiagnosticsDelta:
         """What ``new_text`` in ``path`` would introduce and resolve, with nothing written:
         the servers see it as an unsaved change, then the text they had before, also when
         the call is cancelled or times out (the file's bytes and times stay as they were)."""
-        from . import changes
+        from .checks import changes
 
         return await changes.preview(self, path, new_text)
 
-    @_when_open
+    @when_open
     async def new_since(
         self,
         rev: str,
@@ -427,19 +420,15 @@ class Workspace:
         """The findings of the working tree (of ``paths``, default every file of the root)
         that are not at git revision ``rev``, by the rule of ``changes.md``; ``resolved``
         holds those of ``rev`` that are gone. ``rev`` is checked in a temporary folder of its
-        committed files (no git checkout), removed afterwards (also when the call is
-        cancelled).
-
-        Raises:
-            ValueError: the root is not in a git repository, or ``rev`` is unknown.
-        """
-        from . import revisions
+        committed files (no checkout), removed afterwards, also when the call is cancelled.
+        Raises ValueError when the root is not in a git repository or ``rev`` is unknown."""
+        from .checks import revisions
 
         return await revisions.new_since(self, rev, paths, timeout)
 
     # -- navigation ------------------------------------------------------------------------
 
-    @_when_open
+    @when_open
     async def place(
         self,
         target: Target | Place,
@@ -451,103 +440,103 @@ class Workspace:
         """``target`` resolved once into the Place the calls below take (a Place as it is):
         what the command line and the MCP server make of a user's target; see
         :func:`.places.place` for ``base``, ``check`` and ``whole``."""
-        from . import places
+        from .questions import places
 
         if isinstance(target, places.Place) and (target.whole is not None or not whole):
             return target  # made once already: handed on as it is
         return await places.place(self, target, base=base, check=check, whole=whole)
 
-    @_when_open
+    @when_open
     async def resolve(self, target: Target) -> Symbol:
         """The one symbol ``target`` names (an error lists the candidates of several)."""
-        from . import places
+        from .questions import places
 
         return await places.resolve(self, target)
 
-    @_when_open
+    @when_open
     async def definition(self, target: Target | Place) -> Results[Location]:
-        from . import navigation
+        from .questions import navigation
 
         return await navigation.locations(self, await self.place(target), "definition")
 
-    @_when_open
+    @when_open
     async def type_definition(self, target: Target | Place) -> Results[Location]:
-        from . import navigation
+        from .questions import navigation
 
         return await navigation.locations(self, await self.place(target), "type_definition")
 
-    @_when_open
+    @when_open
     async def implementation(self, target: Target | Place) -> Results[Location]:
-        from . import navigation
+        from .questions import navigation
 
         return await navigation.locations(self, await self.place(target), "implementation")
 
-    @_when_open
+    @when_open
     async def references(
         self, target: Target | Place, *, include_declaration: bool = False, context: int = 0
     ) -> Results[Reference]:
         """Every use of what ``target`` names, each with its container and context lines."""
-        from . import navigation
+        from .questions import navigation
 
         place = await self.place(target, whole=True)
         return await navigation.references(self, place, include_declaration, context)
 
-    @_when_open
+    @when_open
     async def symbols(
         self, path: str | os.PathLike[str], *, depth: int | None = None
     ) -> Results[Symbol]:
         """The outline of ``path`` as a tree of symbols, ``depth`` levels deep (all: None)."""
-        from . import navigation
+        from .questions import navigation
 
         return await navigation.symbols(self, path, depth)
 
-    @_when_open
+    @when_open
     async def find(self, query: str, *, limit: int = 50) -> Results[Symbol]:
         """Symbols of the whole workspace whose name matches ``query`` (``workspace/symbol``),
         each placed in its file's outline so that ``path#name_path`` is a target for it."""
-        from . import search
+        from .questions import search
 
         return await search.find(self, query, limit)
 
-    @_when_open
+    @when_open
     async def callers(self, target: Target | Place) -> Results[Symbol]:
-        from . import navigation
+        from .questions import navigation
 
         return await navigation.calls(self, await self.place(target, whole=True), incoming=True)
 
-    @_when_open
+    @when_open
     async def callees(self, target: Target | Place) -> Results[Symbol]:
-        from . import navigation
+        from .questions import navigation
 
         return await navigation.calls(self, await self.place(target, whole=True), incoming=False)
 
-    @_when_open
+    @when_open
     async def hover(self, target: Target | Place) -> str | None:
         """What the server says about ``target``, as markdown, or ``None``."""
-        from . import navigation
+        from .questions import navigation
 
         return await navigation.hover(self, await self.place(target))
 
     # -- edits -----------------------------------------------------------------------------
 
-    @_when_open
+    @when_open
     async def rename(self, target: Target | Place, new_name: str) -> EditPlan:
         """The plan of renaming what ``target`` names; nothing is written."""
-        from . import editing
+        from .edits import editing
 
         editing.check_name(new_name)
         return await editing.rename(self, await self.place(target, whole=True), new_name)
 
-    @_when_open
+    @when_open
     async def format(
         self, paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
     ) -> EditPlan:
         """The plan of formatting ``paths``; nothing is written."""
-        from . import editing
+        from .edits import editing
 
         return await editing.format_files(self, paths)
 
-    @_when_open
+    @when_open
     async def fix(
         self,
         paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
@@ -555,22 +544,22 @@ class Workspace:
         only: str = "source.fixAll",
     ) -> EditPlan:
         """The plan of the servers' fix-all code action on ``paths``; nothing is written."""
-        from . import editing
+        from .edits import editing
 
         return await editing.fix(self, paths, only)
 
-    @_when_open
+    @when_open
     async def apply(self, plan: EditPlan, *, allow_outside_workspace: bool = False) -> AppliedPlan:
         """Write a plan, all or nothing, also across a crash (refused if a file changed
         since it was made, or if a path leads outside the root unless
         ``allow_outside_workspace``), then return the diagnostics delta it caused."""
-        from . import editing
+        from .edits import editing
 
         return await editing.apply(self, plan, allow_outside=allow_outside_workspace)
 
     # -- calls to servers --------------------------------------------------------------------
 
-    @_when_open
+    @when_open
     async def first_answer(
         self,
         path: Path,
@@ -581,16 +570,11 @@ class Workspace:
         offset: int | None = None,
     ) -> tuple[ServerHandle, LspSession, Any]:
         """Ask the servers of ``path`` in order: the first that supports ``method`` (with
-        ``non_empty``, whose answer is not empty) gives its server, session and answer.
-        ``call(session, uri)`` asks; with ``offset``, ``call(session, uri, offset)`` (for a
-        notebook, each server's own cell or joined document and offset).
-
-        Raises:
-            LspError: ``MethodNotFound`` naming the method and the servers asked.
-        """
+        ``non_empty``, whose answer is not empty) answers; :func:`.questions.asking.first_answer`
+        says how ``call`` and ``offset`` are used, and what it raises."""
         return await asking.first_answer(self, path, method, call, non_empty, offset)
 
-    @_when_open
+    @when_open
     async def ask(
         self,
         handles: Sequence[ServerHandle],

@@ -5,7 +5,7 @@ folder (from the file's own up to the workspace's root) that holds a configurati
 reader's first kind decides; where none does, the next kind is looked for the same way
 (pyrefly reads a mypy or pyright configuration when it has none of its own); where none
 decides at all, the tool's defaults at the root apply. Sans-I/O: the folders are walked by
-the caller (:mod:`adecore_lsp.workspace.scopes`), which reads the files.
+the caller (:mod:`adecore_lsp.workspace.servers.scopes`), which reads the files.
 """
 
 from __future__ import annotations
