@@ -182,7 +182,9 @@ async def affected(
     before. A rename's ``names`` (old and new) keep only the dependents that name one of
     them: a rename changes nothing else another file sees (its server renamed every use it
     found, in the files it changed)."""
-    edited = [path for path in texts if path.is_file()]
+    # A file that servers only format (ruff and Markdown) has no diagnostics to compare: it is
+    # no part of the set, as no check lists it (one no server takes at all is, and is said).
+    edited = [path for path in texts if path.is_file() and not ws.server_choice.formats_only(path)]
     found: list[Path] = []
     whole = False
     graphed = [path for path in texts if covered(path.as_posix())]
