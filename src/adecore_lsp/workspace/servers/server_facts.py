@@ -14,8 +14,9 @@ from .registry import ServerSpec
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
 
-VERSION_WAIT = 5.0
-"""How long a server's ``--version`` may take."""
+VERSION_WAIT = 15.0
+"""How long a server's ``--version`` may take (a Python server starts its interpreter and its
+imports first: seconds on a loaded machine)."""
 
 
 async def version_of(spec: ServerSpec, executable: str) -> str | None:
