@@ -126,6 +126,7 @@ def make_plan(ws: EditNeeds, edits: Sequence[tuple[Any, str]]) -> EditPlan:
             encodings (by two servers), which cannot be put together; nothing is written.
     """
     files: dict[str, FileEdit] = {}
+    text_edits: dict[str, tuple[tuple[int, int, str], ...]] = {}
     operations: list[FileOperation] = []
     diffs: list[str] = []
     snapshot: dict[str, str | None] = {}
@@ -161,6 +162,9 @@ def make_plan(ws: EditNeeds, edits: Sequence[tuple[Any, str]]) -> EditPlan:
             files[path] = FileEdit(
                 planned_file.old_text, planned_file.new_text, shown_diff, planned_file.edits
             )
+            text_edits.pop(path, None)
+            if planned_file.text_edits is not None:
+                text_edits[path] = planned_file.text_edits
         operations.extend(
             FileOperation(op.kind, op.path, op.new_path, dict(op.options))
             for op in planned.operations
@@ -168,7 +172,9 @@ def make_plan(ws: EditNeeds, edits: Sequence[tuple[Any, str]]) -> EditPlan:
         diffs.append(diff)
         changes.extend(edit.get("documentChanges", []) if isinstance(edit, Mapping) else [])
     raw = edits[0][0] if len(edits) == 1 else {"documentChanges": changes}
-    return EditPlan(files, operations, "".join(diffs), raw=raw, snapshot=snapshot)
+    return EditPlan(
+        files, operations, "".join(diffs), raw=raw, snapshot=snapshot, text_edits=text_edits
+    )
 
 
 def check_name(new_name: str) -> None:
@@ -462,7 +468,12 @@ async def apply(
                 found.servers[path] = frozenset(h.spec.id for h in ws.handles_for(path))
                 before.reached.add(path)
         after = await loop.after(ws, found, before, ends, moves=moves)
-    changes = {path: Change(edit.old_text, edit.new_text) for path, edit in plan.files.items()}
+    # The plan's own text edits where it has them: the rule then carries the findings
+    # through them instead of diffing each file's two texts.
+    changes = {
+        path: Change(edit.old_text, edit.new_text, plan.text_edits.get(path))
+        for path, edit in plan.files.items()
+    }
     return AppliedPlan(plan.changed_files, delta(ws, found, before, after, changes, renamed, moves))
 
 
