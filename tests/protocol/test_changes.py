@@ -118,6 +118,23 @@ def test_a_plans_text_edits_carry_the_findings_without_diffing_the_texts(
     assert split.resolved == []
 
 
+@given(
+    st.text(alphabet="ab _(x", max_size=12),
+    st.text(alphabet="ab _(x", max_size=12),
+    st.integers(0, 50),
+    st.integers(0, 50),
+)
+def test_an_edit_within_one_line_is_refined_as_its_line_would_be(
+    old: str, new: str, at_old: int, at_new: int
+) -> None:
+    """An edit within one line skips the diff of lines: the spans are those it gives."""
+    by_lines: list[tuple[int, int, int, int]] = []
+    changes._refine_lines(old, new, at_old, at_new, by_lines)
+    at_once: list[tuple[int, int, int, int]] = []
+    changes._refine(old, new, at_old, at_new, at_once)
+    assert at_once == by_lines
+
+
 def test_a_position_inside_a_replaced_span_whose_text_survives_keeps_its_place() -> None:
     old = "call(first, second)\n"
     new = "call(second)\n"
