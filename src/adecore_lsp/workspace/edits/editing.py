@@ -11,6 +11,7 @@ is not success.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
@@ -205,6 +206,13 @@ async def rename(ws: EditNeeds, place: Place, new_name: str) -> EditPlan:
     )
     if not asked.complete and plan.complete:
         plan = replace(plan, complete=False, reason="other_roots")
+    if list(plan.files) == [place.shown] and not plan.file_ops and not is_notebook(place.path):
+        # A server may rename in the declaring file alone where it has uses elsewhere
+        # (basedpyright, once it no longer counts that file as the project's own): written,
+        # the rename would break them. Its references say whether there are any.
+        leaves = f"its rename, of {place.shown} alone, leaves as they are"
+        with contextlib.suppress(LspError):  # no references to ask: the answer as it is
+            await _every_use_renamed(ws, place, {}, leaves, elsewhere=True)
     if not plan.files and not plan.file_ops:
         raise EmptyEditError(
             place.target,
@@ -243,10 +251,21 @@ def _one_edit(ws: EditNeeds, place: Place, asked: RootAnswers) -> Any:
         ) from None
 
 
-async def _every_use_renamed(ws: EditNeeds, place: Place, edit: Any) -> None:
-    """Refuse a rename of several roots that leaves a use some root finds as it is (ty,
-    rooted at a consumer, renames the declaring file alone): written, it would break the
-    consumer.
+async def _every_use_renamed(
+    ws: EditNeeds,
+    place: Place,
+    edit: Any,
+    leaves: str = "the servers of the packages do not rename",
+    *,
+    elsewhere: bool = False,
+) -> None:
+    """Refuse a rename that leaves a use the server finds as it is: one of several roots
+    (ty, rooted at a consumer, renames the declaring file alone), or one server's answer
+    in the declaring file alone where its references find uses elsewhere. Written, it
+    would break them. ``leaves`` says in the message whose rename left them; with
+    ``elsewhere`` (a rename of the place's file alone), every use in another file is
+    left (within the file, a server may rename a use with an edit beside it, as
+    TypeScript does a shorthand property).
 
     Raises:
         ValueError: naming the first such uses; nothing is planned.
@@ -260,7 +279,11 @@ async def _every_use_renamed(ws: EditNeeds, place: Place, edit: Any) -> None:
     found = [
         (ws.paths.display(item["uri"]), item["range"])
         for _session, items in uses.sessions
-        for item in items or []
+        for item in (items if isinstance(items, list) else [])
+        if isinstance(item, Mapping)
+        and isinstance(item.get("uri"), str)
+        and isinstance(item.get("range"), Mapping)
+        and isinstance(item["range"].get("start"), Mapping)
     ]
     shown = {
         "documentChanges": [
@@ -269,16 +292,24 @@ async def _every_use_renamed(ws: EditNeeds, place: Place, edit: Any) -> None:
             if "textDocument" in change
         ]
     }
-    missing = uncovered(shown, found)
+    if elsewhere:
+        missing = [(path, where) for path, where in found if path != place.shown]
+    else:
+        missing = uncovered(shown, found)
     if missing:
-        named = ", ".join(f"{path}:{where['start']['line'] + 1}" for path, where in missing[:5]) + (
+        named = ", ".join(f"{path}:{_line(where['start'])}" for path, where in missing[:5]) + (
             ", ..." if len(missing) > 5 else ""
         )
         raise ValueError(
-            f"renaming {place.target} is refused: the server finds uses that the servers of "
-            f"the packages do not rename ({named}), so the rename would break them; nothing "
-            "is planned"
+            f"renaming {place.target} is refused: the server finds uses that {leaves} "
+            f"({named}), so the rename would break them; nothing is planned"
         )
+
+
+def _line(position: Mapping[str, Any]) -> str:
+    """A position's line as people count, or ``?`` when a server sent none."""
+    line = position.get("line")
+    return str(line + 1) if isinstance(line, int) else "?"
 
 
 def _where(edit: Any) -> str:
