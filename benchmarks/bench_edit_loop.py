@@ -357,7 +357,11 @@ def report(
             print(f"\nserena: {serena}")
         else:
             theirs = statistics.median(serena)
-            renames = [statistics.median(side.calls["apply_rename"] or [0.0]) for side in sides]
+            renames = [
+                statistics.median(side.calls["apply_rename"])
+                for side in sides
+                if side.calls["apply_rename"]  # a side whose every rename was refused: none
+            ] or [0.0]
             ours, worst = min(renames), max(renames)
             print(
                 f"\napply_rename {ms(ours)}-{ms(worst)} vs serena's rename_symbol {ms(theirs)}: "
