@@ -107,6 +107,8 @@ class Side:
         self.calls: dict[str, list[float]] = {}
         self.added: dict[str, list[float]] = {}
         self.notes: dict[str, Any] = {}
+        self.refused: list[str] = []
+        """Renames refused (the server renamed the declaring file alone; issue 36)."""
 
     async def call(self, workload: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         start = len(self.tap.lines)
@@ -114,6 +116,11 @@ class Side:
         result = await self.client.call_tool(tool, arguments)
         returned = time.monotonic()
         found: dict[str, Any] = result.structured_content or {}
+        text = " ".join(getattr(part, "text", "") for part in result.content)
+        if result.is_error and tool == "apply_rename" and "is refused" in text:
+            self.refused.append(text)
+            print(f"  ({self.name} {workload or 'back'}: refused: {text[:200]})")
+            return {}
         if result.is_error or not found.get("applied"):
             raise SystemExit(f"{self.name}: {tool} failed: {result.content}")
         if not found.get("complete"):
@@ -151,9 +158,8 @@ async def workloads(sides: list[Side], rounds: int) -> None:
         for turn in range(rounds + 1):
             for side in sides if turn % 2 else list(reversed(sides)):
                 await step(side, turn)
-        for side in sides:  # the warm-up call is not counted
-            side.calls[name] = side.calls[name][1:]
-            side.added[name] = side.added[name][1:]
+                if not turn:  # the warm-up call is not counted
+                    side.calls[name], side.added[name] = [], []
 
     async def docstring(side: Side, turn: int) -> None:
         one_open(side, UTILS)
@@ -175,7 +181,10 @@ async def workloads(sides: list[Side], rounds: int) -> None:
 
     async def rename(side: Side, turn: int) -> None:
         one_open(side, UTILS)
-        await side.call("apply_rename", "apply_rename", {"target": ECHO, "new_name": "echo_"})
+        forth = {"target": ECHO, "new_name": "echo_"}
+        done = await side.call("apply_rename", "apply_rename", forth)
+        if not done:
+            return  # refused: nothing was written, nothing to put back
         one_open(side, UTILS)
         back = {"target": "src/click/utils.py#echo_", "new_name": "echo"}
         await side.call("", "apply_rename", back)
@@ -326,6 +335,9 @@ def report(
     )
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for name in every.calls:
+        if not every.calls[name] or not one.calls[name]:
+            print(f"| {name} | every call of a side refused (below) | | | | | |")
+            continue
         a, b = statistics.median(every.calls[name]), statistics.median(one.calls[name])
         added_a, added_b = statistics.median(every.added[name]), statistics.median(one.added[name])
         ratio = a / b
@@ -337,12 +349,19 @@ def report(
             f"{ms(added_b)} ({added_mark}) | {checked}, {introduced} |"
         )
     print(f"\ncallers broken by the edit of {COMPAT}: {', '.join(one.notes.get('broken', []))}")
+    for side in sides:
+        if side.refused:
+            print(f"{side.name}: {len(side.refused)} renames refused, as: {side.refused[0][:300]}")
     if serena is not None:
         if isinstance(serena, str):
             print(f"\nserena: {serena}")
         else:
             theirs = statistics.median(serena)
-            renames = [statistics.median(side.calls["apply_rename"]) for side in sides]
+            renames = [
+                statistics.median(side.calls["apply_rename"])
+                for side in sides
+                if side.calls["apply_rename"]  # a side whose every rename was refused: none
+            ] or [0.0]
             ours, worst = min(renames), max(renames)
             print(
                 f"\napply_rename {ms(ours)}-{ms(worst)} vs serena's rename_symbol {ms(theirs)}: "

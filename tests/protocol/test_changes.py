@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from adecore_lsp.protocol.workspace import changes
 from adecore_lsp.protocol.workspace.changes import Change, Finding, Split, split_findings
+from adecore_lsp.protocol.workspace.edit_plans import plan_edit
 
 ERROR, WARNING = 4, 3
 
@@ -69,6 +70,69 @@ def test_a_rename_given_as_text_edits_is_carried_through_them() -> None:
     assert split_findings(before, after, {"a.py": change}) == Split([], [], {0: 0})
     # The same error one column off its carried place is still the same (they touch).
     assert split_findings(before, [at(3, 18, 19, "str is not int")], {"a.py": change}).matched
+
+
+def test_a_plans_text_edits_carry_the_findings_without_diffing_the_texts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rename as a server answers it, planned: the plan's text edits reach the rule, which
+    carries the findings of a large file through them alone (the line diff of the two texts
+    is never taken), with the answer the diff gives."""
+    body = "".join(f"value_{n} = compute({n})\n" for n in range(300))
+    old = "def compute(x: int) -> int:\n    return x\n\n" + body + "compute('a')\n"
+    uses = [n for n in range(len(old)) if old.startswith("compute", n)]
+    lines = [old.count("\n", 0, n) for n in uses]
+    server_edit = {
+        "changes": {
+            "file:///w/a.py": [
+                {
+                    "range": {
+                        "start": {"line": line, "character": at - old.rfind("\n", 0, at) - 1},
+                        "end": {"line": line, "character": at - old.rfind("\n", 0, at) + 6},
+                    },
+                    "newText": "double",
+                }
+                for line, at in zip(lines, uses, strict=True)
+            ]
+        }
+    }
+    planned = plan_edit(server_edit, {"file:///w/a.py": old}, "utf-16", lambda uri: uri[8:])
+    [file] = planned.files.values()
+    assert file.text_edits is not None
+    assert len(file.text_edits) == len(uses)
+    before = [at(3 + n, 19, 20, "n is unknown") for n in range(300)]
+    before.append(at(303, 8, 11, 'Argument of type "str" cannot be assigned in "compute"'))
+    after = [at(3 + n, 18, 19, "n is unknown") for n in range(300)]
+    after.append(at(303, 7, 10, 'Argument of type "str" cannot be assigned in "double"'))
+    after.append(at(303, 0, 6, "a new one"))
+    by_texts = split_findings(before, after, {"a.py": Change(old, file.new_text)})
+
+    def no_diff(_change: Change) -> None:
+        raise AssertionError("the texts were diffed although the edits are known")
+
+    monkeypatch.setattr(changes, "_spans_of_texts", no_diff)
+    by_edits = Change(old, file.new_text, file.text_edits)
+    split = split_findings(before, after, {"a.py": by_edits})
+    assert split == by_texts
+    assert split.introduced == [301]
+    assert split.resolved == []
+
+
+@given(
+    st.text(alphabet="ab _(x", max_size=12),
+    st.text(alphabet="ab _(x", max_size=12),
+    st.integers(0, 50),
+    st.integers(0, 50),
+)
+def test_an_edit_within_one_line_is_refined_as_its_line_would_be(
+    old: str, new: str, at_old: int, at_new: int
+) -> None:
+    """An edit within one line skips the diff of lines: the spans are those it gives."""
+    by_lines: list[tuple[int, int, int, int]] = []
+    changes._refine_lines(old, new, at_old, at_new, by_lines)
+    at_once: list[tuple[int, int, int, int]] = []
+    changes._refine(old, new, at_old, at_new, at_once)
+    assert at_once == by_lines
 
 
 def test_a_position_inside_a_replaced_span_whose_text_survives_keeps_its_place() -> None:

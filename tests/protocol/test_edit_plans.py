@@ -97,11 +97,16 @@ def test_a_rename_across_two_files() -> None:
         "+from a import bar\n"
         "+bar()\n"
     )
+    # The text edits as offsets of the old text (code points), for the rule of changes.py.
+    a_edits = ((4, 7, "bar"), (20, 23, "bar"))
+    b_edits = ((14, 17, "bar"), (18, 21, "bar"))
     assert planned.files == {
         "a.py": PlannedFile(
-            "a.py", W + "a.py", "a.py", A, "def bar():\n    pass\nbar()\n", a_diff, 2
+            "a.py", W + "a.py", "a.py", A, "def bar():\n    pass\nbar()\n", a_diff, 2, a_edits
         ),
-        "b.py": PlannedFile("b.py", W + "b.py", "b.py", B, "from a import bar\nbar()\n", b_diff, 2),
+        "b.py": PlannedFile(
+            "b.py", W + "b.py", "b.py", B, "from a import bar\nbar()\n", b_diff, 2, b_edits
+        ),
     }
     assert planned.operations == ()
     assert planned.diff == a_diff + b_diff
@@ -230,6 +235,40 @@ def test_an_edit_that_changes_nothing_is_empty() -> None:
     assert planned.is_empty
     nothing = plan_edit({}, {}, "utf-16", rel)
     assert nothing.is_empty
+
+
+def test_each_file_carries_the_text_edits_that_made_it_while_known() -> None:
+    """A file's text edits, as code points of its text before the edit (of the file it was
+    renamed from; of nothing for a file the edit creates), for the rule of changes.py; a
+    file edited in two steps, or emptied by an overwrite first, carries none (the second
+    step's edits are about the first one's text)."""
+    planned = plan(
+        [
+            text_edit("a.py", edit(0, 0, 0, 0, "")),
+            text_edit("a.py", edit(0, 1, 0, 2, "é😀")),
+            rename("a.py", "b.py"),
+            text_edit("b.py", edit(1, 0, 1, 1, "Y")),
+            create("new.py"),
+            text_edit("new.py", edit(0, 0, 0, 0, "n")),
+            text_edit("twice.py", edit(0, 0, 0, 1, "X")),
+            text_edit("twice.py", edit(0, 1, 0, 1, "!")),
+            create("over.py", overwrite=True),
+            text_edit("over.py", edit(0, 0, 0, 0, "o")),
+        ],
+        {"a.py": "xyz\ny\n", "b.py": None, "new.py": None, "twice.py": "x\n", "over.py": "o\n"},
+    )
+    assert planned.files["b.py"].new_text == "xé😀z\nY\n"
+    assert planned.files["b.py"].text_edits is None  # two steps (the first a no-op) first
+    assert planned.files["new.py"].text_edits == ((0, 0, "n"),)
+    assert planned.files["twice.py"].new_text == "X!\n"
+    assert planned.files["twice.py"].text_edits is None
+    assert planned.files["over.py"].text_edits is None
+    moved = plan(
+        [rename("a.py", "b.py"), text_edit("b.py", edit(0, 1, 0, 2, "é😀"), edit(1, 0, 1, 1, "Y"))],
+        {"a.py": "xyz\ny\n", "b.py": None},
+    )
+    assert moved.files["b.py"].old_text == "xyz\ny\n"
+    assert moved.files["b.py"].text_edits == ((1, 2, "é😀"), (4, 5, "Y"))
 
 
 def test_edits_that_change_nothing_still_count() -> None:

@@ -25,6 +25,7 @@ from adecore_lsp.protocol.shapes.workspace_edit import (
     needs_confirmation,
     parse_edit,
     plan_edit,
+    text_edit_offsets,
 )
 
 P = PurePosixPath
@@ -196,6 +197,46 @@ def test_apply_text_edits_directly() -> None:
     span = ((0, 1), (0, 3))
     assert apply_text_edits("abcd", [(span, "-")], "utf-16") == "a-d"
     assert apply_text_edits("abcd", [], "utf-16") == "abcd"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "after_emoji"),
+    [("utf-8", 5), ("utf-16", 3), ("utf-32", 2)],
+)
+def test_a_write_carries_its_edits_in_code_points(encoding: str, after_emoji: int) -> None:
+    """What the rule of changes.py carries findings through: each edit as code points of the
+    text before it, in the order they apply (inserts at one place as given)."""
+    view = MemoryView({"/w/e.txt": EMOJI})
+    edits = [
+        edit_(1, 0, 1, 1, "Z"),
+        edit_(0, after_emoji, 0, after_emoji + 1, "Y"),
+        edit_(0, 0, 0, 0, "1"),
+        edit_(0, 0, 0, 0, "2"),
+    ]
+    result = plan({"changes": {f"{W}/e.txt": edits}}, view, encoding=encoding)
+    [operation] = applied(result).operations
+    assert isinstance(operation, WriteText)
+    assert operation.text == "12x😀Y\nZ"
+    assert operation.edits == ((0, 0, "1"), (0, 0, "2"), (2, 3, "Y"), (4, 5, "Z"))
+    assert text_edit_offsets(EMOJI, [], "utf-16") == ()
+
+
+def test_the_merged_edits_of_two_names_are_not_carried() -> None:
+    """A link and its target edited in one edit: the second write's text comes from both
+    names' edits merged, not from the edits of its change alone, so it carries none."""
+    view = MemoryView({"/w/real.txt": "one\ntwo\n"}, links={"/w/link.txt": "/w/real.txt"})
+    both = {
+        "documentChanges": [
+            text_edit(f"{W}/real.txt", [edit_(0, 0, 0, 3, "ONE")]),
+            text_edit(f"{W}/link.txt", [edit_(1, 0, 1, 3, "TWO")]),
+        ]
+    }
+    first, second = applied(plan(both, view)).operations
+    assert isinstance(first, WriteText)
+    assert isinstance(second, WriteText)
+    assert first.edits == ((0, 3, "ONE"),)
+    assert second.text == "ONE\nTWO\n"
+    assert second.edits is None
 
 
 # -- versions and existence ----------------------------------------------------------

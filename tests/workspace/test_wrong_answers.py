@@ -238,6 +238,40 @@ async def test_a_rename_over_more_files_than_max_open_files_says_it_is_partial(
     assert plan.reason == "too_many_files"
 
 
+def _span(line: int) -> dict[str, Any]:
+    return {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 5}}
+
+
+async def test_a_rename_of_its_own_file_alone_that_leaves_uses_elsewhere_is_refused(
+    project: Path,
+) -> None:
+    """basedpyright sometimes answers a rename in the declaring file alone (its single-file
+    mode, once it no longer counts that file as the project's own: a bench on click met it
+    after files were opened and closed) while its references find uses in 35 other files.
+    Written, the rename breaks them all. Its references are asked, and a use in another
+    file refuses the rename, naming it, with nothing written; uses in the file alone, or
+    a server without references, leave the plan as it is."""
+    alone = {
+        "documentChanges": [
+            {
+                "textDocument": {"uri": "$ROOT/a.txt", "version": None},
+                "edits": [{"range": _span(0), "newText": "FIRST"}],
+            }
+        ]
+    }
+    here = {"uri": "$ROOT/a.txt", "range": _span(0)}
+    elsewhere = [here, {"uri": "$ROOT/b.txt", "range": _span(1)}]
+    spec = scripted({"rename": alone, "references": elsewhere})
+    async with Workspace(project, servers=[spec]) as ws:
+        with pytest.raises(ValueError, match=r"of a\.txt alone, leaves as they are \(b\.txt:2\)"):
+            await ws.rename("a.txt:1:1", "FIRST")
+    assert (project / "a.txt").read_text() == TEXT
+    for config in ({"rename": alone, "references": [here]}, {"rename": alone}):
+        async with Workspace(project, servers=[scripted(config)]) as ws:
+            plan = await ws.rename("a.txt:1:1", "FIRST")
+            assert plan.changed_files == ["a.txt"]
+
+
 # -- a library script finds the servers of its own environment ---------------------------------
 
 

@@ -261,6 +261,12 @@ class EditPlan:
     names: tuple[str, ...] = field(default=(), compare=False)
     """A rename's names, the old then the new (empty for other plans): a file that depends
     on a changed one and names neither cannot be broken by the rename, and is not checked."""
+    text_edits: dict[str, tuple[tuple[int, int, str], ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """For a path of ``files``, the text edits that make its ``new_text`` of its
+    ``old_text`` (``(start, end, new text)``, code points, in order), where they are known:
+    the delta carries findings through them instead of diffing the two texts."""
 
     @property
     def changed_files(self) -> list[str]:

@@ -36,7 +36,7 @@ overlay, and returns an :class:`EditPlan` of operations for the I/O layer to run
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import PurePath
@@ -90,6 +90,11 @@ class WriteText:
     text: str
     document: str | None
     change: int
+    edits: tuple[tuple[int, int, str], ...] | None = field(default=None, compare=False)
+    """The text edits that made ``text`` of the file's text before this change, as
+    ``(start, end, new text)`` in code points, in order and not overlapping (what the rule
+    of :mod:`..workspace.changes` carries findings through); ``None`` when they are not
+    known (the edits of two names of one file, merged)."""
 
 
 @dataclass(frozen=True)
@@ -473,17 +478,19 @@ class _Planner:
                 )
         text = self.text_of(path, entry)
         named = self.named.get(path)
+        spans: tuple[tuple[int, int, str], ...] | None = None
         if named is not None and (named.other is not None or named.uri != change.uri):
             new = self._merged(named, change)
         else:
-            new = apply_text_edits(text, change.edits, self.encoding, change.uri)
+            spans = text_edit_offsets(text, change.edits, self.encoding, change.uri)
+            new = _spliced(text, spans)
             if named is None:
                 self.named[path] = _Named(change.uri, text, change.edits)
             else:
                 named.changes += 1
         entry.text = new
         self.overlay[path] = entry
-        self.operations.append(WriteText(path, new, entry.document, number))
+        self.operations.append(WriteText(path, new, entry.document, number, spans))
 
     def _merged(self, named: _Named, change: TextChange) -> str:
         """The text of a file edited under a second name: both names' edits against the
@@ -629,6 +636,24 @@ def apply_text_edits(
     """
     if not edits:
         return text
+    return _spliced(text, text_edit_offsets(text, edits, encoding, uri))
+
+
+def text_edit_offsets(
+    text: str,
+    edits: Collection[tuple[_Span, str]],
+    encoding: PositionEncoding,
+    uri: str = "the document",
+) -> tuple[tuple[int, int, str], ...]:
+    """``edits`` (LSP ranges in ``encoding``, each against ``text`` as it is) as
+    ``(start, end, new text)`` in code points of ``text``, in the order they apply (by
+    place; inserts at one place in the order given).
+
+    Raises:
+        ValueError: a line past the last line, or edits that overlap.
+    """
+    if not edits:
+        return ()
     index = LineIndex(text, encoding)
     lines = index.line_count
     spans: list[tuple[int, int, int, str]] = []
@@ -639,11 +664,19 @@ def apply_text_edits(
         end = index.offset_for(end_line, end_char, encoding)
         spans.append((start, end, order, new))
     spans.sort()
-    pieces: list[str] = []
     at = 0
-    for start, end, _order, new in spans:
+    for start, end, _order, _new in spans:
         if start < at:
             raise ValueError(f"edits of {uri} overlap at {index.position_at(start)}")
+        at = end
+    return tuple((start, end, new) for start, end, _order, new in spans)
+
+
+def _spliced(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, new text)`` of ``spans`` (in order) put in."""
+    pieces: list[str] = []
+    at = 0
+    for start, end, new in spans:
         pieces.append(text[at:start])
         pieces.append(new)
         at = end

@@ -184,7 +184,9 @@ def _refine_lines(old: str, new: str, at_old: int, at_new: int, spans: list[_Spa
 
 
 def _spans_of_edits(change: Change) -> list[_Span]:
-    """Each edit widened to the whole lines it touches, then refined as lines."""
+    """Each edit widened to the whole lines it touches, then refined as lines (an edit
+    within one line, as a rename's are, refined to characters at once: the same spans,
+    without a diff of lines)."""
     spans: list[_Span] = []
     shift = 0
     old = change.old
@@ -194,14 +196,12 @@ def _spans_of_edits(change: Change) -> list[_Span]:
         for stop in (old.find("\n", end), old.find("\r", end)):
             if stop >= 0:
                 line_end = min(line_end, stop)
-        head, tail = old[line_start:start], old[end:line_end]
-        _refine_lines(
-            old[line_start:line_end],
-            head + text + tail,
-            line_start,
-            line_start + shift,
-            spans,
-        )
+        old_lines = old[line_start:line_end]
+        new_lines = old[line_start:start] + text + old[end:line_end]
+        if len(old_lines.splitlines()) <= 1 and len(new_lines.splitlines()) <= 1:
+            _refine(old_lines, new_lines, line_start, line_start + shift, spans)
+        else:
+            _refine_lines(old_lines, new_lines, line_start, line_start + shift, spans)
         shift += len(text) - (end - start)
     return spans
 

@@ -13,7 +13,10 @@ What a plan holds:
   new file has ``old_path`` ``None`` and ``old_text`` ``""``. A file whose new text equals
   its old one is left out, however many edits it took, so an edit that changes nothing is
   :attr:`PlannedEdit.is_empty`. To carry a plan out: run ``operations`` in order, then
-  write each file's ``new_text`` at its path.
+  write each file's ``new_text`` at its path. Each file also carries the text edits that
+  made its ``new_text`` of its ``old_text`` (code points), where one step of the edit made
+  it: the delta of :mod:`.changes` carries findings through them instead of diffing the
+  two texts.
 - ``operations``: the creates, renames and deletes that do something, in order (one that
   ``ignoreIfExists`` skips is left out), each with the LSP ``options`` as sent.
 - ``diff``: git's format, one block per file in path order (the order the server named
@@ -80,6 +83,11 @@ class PlannedFile:
     new_text: str
     diff: str
     edits: int
+    text_edits: tuple[tuple[int, int, str], ...] | None = None
+    """The text edits that make ``new_text`` of ``old_text``, as ``(start, end, new
+    text)`` in code points of ``old_text``, in order: what the rule of :mod:`.changes`
+    carries findings through without diffing the texts. ``None`` where they are not
+    known (a file edited in several steps, or under two names)."""
 
 
 @dataclass(frozen=True)
@@ -282,6 +290,8 @@ class _Content:
     text: str
     seq: int
     edits: int = 0
+    spans: tuple[tuple[int, int, str], ...] | None = ()
+    """The text edits that made ``text`` of ``old`` so far, while known."""
 
 
 @dataclass
@@ -316,9 +326,15 @@ class _Replay:
         if content is not None and content.origin is not None:
             self.deleted.append(content)
 
-    def write(self, path: PurePath, text: str, edits: int) -> None:
+    def write(
+        self, path: PurePath, text: str, edits: int, spans: tuple[tuple[int, int, str], ...] | None
+    ) -> None:
         content = self.take(path)
         assert content is not None  # the planner wrote only to files that exist
+        # Known for the first write alone: a later one's edits are about the text the
+        # earlier ones made (not composed here; the rule then diffs the two texts).
+        first = content.spans == () and content.text == content.old
+        content.spans = spans if first else None
         content.text = text
         content.edits += edits
         self.state[path] = content
@@ -451,7 +467,7 @@ def plan_edit(
         change = parsed.changes[operation.change]
         if isinstance(operation, WriteText):
             assert isinstance(change, TextChange)
-            replay.write(operation.path, operation.text, len(change.edits))
+            replay.write(operation.path, operation.text, len(change.edits), operation.edits)
             continue
         if isinstance(operation, CreateFile):
             replay.create(operation.path, operation.overwrite)
@@ -488,7 +504,14 @@ def plan_edit(
         if content.text != content.old:
             uri = uri_of.get(path) or path.as_uri()
             planned = PlannedFile(
-                show(path), uri, old_path, content.old, content.text, block, content.edits
+                show(path),
+                uri,
+                old_path,
+                content.old,
+                content.text,
+                block,
+                content.edits,
+                content.spans,
             )
             files.append((planned.path, planned))
     for content in replay.deleted:

@@ -11,6 +11,7 @@ is not success.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
@@ -126,6 +127,7 @@ def make_plan(ws: EditNeeds, edits: Sequence[tuple[Any, str]]) -> EditPlan:
             encodings (by two servers), which cannot be put together; nothing is written.
     """
     files: dict[str, FileEdit] = {}
+    text_edits: dict[str, tuple[tuple[int, int, str], ...]] = {}
     operations: list[FileOperation] = []
     diffs: list[str] = []
     snapshot: dict[str, str | None] = {}
@@ -161,6 +163,9 @@ def make_plan(ws: EditNeeds, edits: Sequence[tuple[Any, str]]) -> EditPlan:
             files[path] = FileEdit(
                 planned_file.old_text, planned_file.new_text, shown_diff, planned_file.edits
             )
+            text_edits.pop(path, None)
+            if planned_file.text_edits is not None:
+                text_edits[path] = planned_file.text_edits
         operations.extend(
             FileOperation(op.kind, op.path, op.new_path, dict(op.options))
             for op in planned.operations
@@ -168,7 +173,9 @@ def make_plan(ws: EditNeeds, edits: Sequence[tuple[Any, str]]) -> EditPlan:
         diffs.append(diff)
         changes.extend(edit.get("documentChanges", []) if isinstance(edit, Mapping) else [])
     raw = edits[0][0] if len(edits) == 1 else {"documentChanges": changes}
-    return EditPlan(files, operations, "".join(diffs), raw=raw, snapshot=snapshot)
+    return EditPlan(
+        files, operations, "".join(diffs), raw=raw, snapshot=snapshot, text_edits=text_edits
+    )
 
 
 def check_name(new_name: str) -> None:
@@ -199,6 +206,13 @@ async def rename(ws: EditNeeds, place: Place, new_name: str) -> EditPlan:
     )
     if not asked.complete and plan.complete:
         plan = replace(plan, complete=False, reason="other_roots")
+    if list(plan.files) == [place.shown] and not plan.file_ops and not is_notebook(place.path):
+        # A server may rename in the declaring file alone where it has uses elsewhere
+        # (basedpyright, once it no longer counts that file as the project's own): written,
+        # the rename would break them. Its references say whether there are any.
+        leaves = f"its rename, of {place.shown} alone, leaves as they are"
+        with contextlib.suppress(LspError):  # no references to ask: the answer as it is
+            await _every_use_renamed(ws, place, {}, leaves, elsewhere=True)
     if not plan.files and not plan.file_ops:
         raise EmptyEditError(
             place.target,
@@ -237,10 +251,21 @@ def _one_edit(ws: EditNeeds, place: Place, asked: RootAnswers) -> Any:
         ) from None
 
 
-async def _every_use_renamed(ws: EditNeeds, place: Place, edit: Any) -> None:
-    """Refuse a rename of several roots that leaves a use some root finds as it is (ty,
-    rooted at a consumer, renames the declaring file alone): written, it would break the
-    consumer.
+async def _every_use_renamed(
+    ws: EditNeeds,
+    place: Place,
+    edit: Any,
+    leaves: str = "the servers of the packages do not rename",
+    *,
+    elsewhere: bool = False,
+) -> None:
+    """Refuse a rename that leaves a use the server finds as it is: one of several roots
+    (ty, rooted at a consumer, renames the declaring file alone), or one server's answer
+    in the declaring file alone where its references find uses elsewhere. Written, it
+    would break them. ``leaves`` says in the message whose rename left them; with
+    ``elsewhere`` (a rename of the place's file alone), every use in another file is
+    left (within the file, a server may rename a use with an edit beside it, as
+    TypeScript does a shorthand property).
 
     Raises:
         ValueError: naming the first such uses; nothing is planned.
@@ -254,7 +279,11 @@ async def _every_use_renamed(ws: EditNeeds, place: Place, edit: Any) -> None:
     found = [
         (ws.paths.display(item["uri"]), item["range"])
         for _session, items in uses.sessions
-        for item in items or []
+        for item in (items if isinstance(items, list) else [])
+        if isinstance(item, Mapping)
+        and isinstance(item.get("uri"), str)
+        and isinstance(item.get("range"), Mapping)
+        and isinstance(item["range"].get("start"), Mapping)
     ]
     shown = {
         "documentChanges": [
@@ -263,16 +292,24 @@ async def _every_use_renamed(ws: EditNeeds, place: Place, edit: Any) -> None:
             if "textDocument" in change
         ]
     }
-    missing = uncovered(shown, found)
+    if elsewhere:
+        missing = [(path, where) for path, where in found if path != place.shown]
+    else:
+        missing = uncovered(shown, found)
     if missing:
-        named = ", ".join(f"{path}:{where['start']['line'] + 1}" for path, where in missing[:5]) + (
+        named = ", ".join(f"{path}:{_line(where['start'])}" for path, where in missing[:5]) + (
             ", ..." if len(missing) > 5 else ""
         )
         raise ValueError(
-            f"renaming {place.target} is refused: the server finds uses that the servers of "
-            f"the packages do not rename ({named}), so the rename would break them; nothing "
-            "is planned"
+            f"renaming {place.target} is refused: the server finds uses that {leaves} "
+            f"({named}), so the rename would break them; nothing is planned"
         )
+
+
+def _line(position: Mapping[str, Any]) -> str:
+    """A position's line as people count, or ``?`` when a server sent none."""
+    line = position.get("line")
+    return str(line + 1) if isinstance(line, int) else "?"
 
 
 def _where(edit: Any) -> str:
@@ -462,7 +499,12 @@ async def apply(
                 found.servers[path] = frozenset(h.spec.id for h in ws.handles_for(path))
                 before.reached.add(path)
         after = await loop.after(ws, found, before, ends, moves=moves)
-    changes = {path: Change(edit.old_text, edit.new_text) for path, edit in plan.files.items()}
+    # The plan's own text edits where it has them: the rule then carries the findings
+    # through them instead of diffing each file's two texts.
+    changes = {
+        path: Change(edit.old_text, edit.new_text, plan.text_edits.get(path))
+        for path, edit in plan.files.items()
+    }
     return AppliedPlan(plan.changed_files, delta(ws, found, before, after, changes, renamed, moves))
 
 
