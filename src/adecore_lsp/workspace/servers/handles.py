@@ -515,8 +515,9 @@ class ServerHandle:
 
     async def version(self) -> str | None:
         """What the spec's ``version_command`` prints (run once, for servers whose
-        ``serverInfo`` carries no version), or ``None``."""
-        if not self.spec.version_command or self.connect is not None:
+        ``serverInfo`` carries no version); of a server never started (a check of a file it
+        could not be given names it all the same), its ``--version`` without one."""
+        if self.connect is not None or (not self.spec.version_command and self._started_at):
             return None
         if self._version is None:
             self._version = asyncio.ensure_future(version_of(self.spec, self.executable))
