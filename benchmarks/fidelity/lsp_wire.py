@@ -60,6 +60,7 @@ class Wire:
                 "synchronization": {"didSave": True},
                 "publishDiagnostics": {"versionSupport": True},
                 "references": {},
+                "definition": {"linkSupport": False},
                 "rename": {"prepareSupport": False},
                 "diagnostic": {},
             },
@@ -106,8 +107,12 @@ class Wire:
         finally:
             self.pending.pop(number, None)
 
-    def open(self, path: Path, language: str) -> None:
-        """Open ``path`` with its text on disk (again, with a new version, if open)."""
+    def open(self, path: Path, language: str) -> str:
+        """Open ``path`` with its text on disk (again, with a new version, if open); the text.
+
+        Raises:
+            OSError, UnicodeDecodeError: the file cannot be read as UTF-8 (nothing is sent).
+        """
         key = uri(path)
         text = path.read_text(encoding="utf-8")
         if key in self.versions:
@@ -119,10 +124,11 @@ class Wire:
                     "contentChanges": [{"text": text}],
                 },
             )
-            return
+            return text
         self.versions[key] = 1
         document = {"uri": key, "languageId": language, "version": 1, "text": text}
         self.notify("textDocument/didOpen", {"textDocument": document})
+        return text
 
     async def _read(self) -> None:
         stream = self.process.stdout

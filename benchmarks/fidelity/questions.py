@@ -1,6 +1,7 @@
-"""The fixed, seeded questions of a tree: which symbols to ask references of and to rename,
-and which definition to break so that a caller in another file breaks with it. Chosen from
-the tree itself, so that ``--tree`` works on code the harness has never seen.
+"""The fixed, seeded candidates for a tree's questions: which symbols to ask references of and
+to rename, and which definitions to break so that a caller in another file breaks with them.
+Chosen from the tree itself, so that ``--tree`` works on code the harness has never seen; the
+truth (:mod:`fidelity.case`) keeps the first candidates whose truth is settled and not empty.
 """
 
 from __future__ import annotations
@@ -80,21 +81,29 @@ def _unique(root: Path, files: list[str], question: Question) -> bool:
     return count == 1
 
 
-def symbols(root: Path, files: list[str], language: str, count: int, seed: int) -> list[Question]:
-    """``count`` definitions used from another file, chosen with ``seed``."""
-    candidates = [
+def candidates(root: Path, files: list[str], language: str, seed: int) -> list[Question]:
+    """Every definition whose name another file names, defined once in the tree, in the
+    order ``seed`` shuffles them to."""
+    found = [
         q
         for q in definitions(root, files, language)
         if _users(root, files, q) and _unique(root, files, q)
     ]
-    random.Random(seed).shuffle(candidates)
-    return sorted(candidates[:count], key=lambda q: (q.path, q.line))
+    random.Random(seed).shuffle(found)
+    return found
 
 
-def break_of(root: Path, files: list[str], language: str, seed: int) -> Break | None:
-    """A definition to rename by hand (a new name no file knows), breaking a file that
-    imports it; None when the tree has no definition used from another file."""
-    for question in symbols(root, files, language, 50, seed + 1):
+def symbols(root: Path, files: list[str], language: str, count: int, seed: int) -> list[Question]:
+    """The first ``count`` candidates for ``seed``, in the tree's order."""
+    chosen = candidates(root, files, language, seed)[:count]
+    return sorted(chosen, key=lambda q: (q.path, q.line))
+
+
+def breaks(root: Path, files: list[str], language: str, seed: int) -> list[Break]:
+    """Definitions to rename by hand (a new name no file knows), each breaking a file that
+    uses it, in the order ``seed`` gives them (the truth keeps those its checker confirms)."""
+    found: list[Break] = []
+    for question in candidates(root, files, language, seed + 1):
         users = _users(root, files, question)
         lines = (root / question.path).read_text(encoding="utf-8").splitlines()
         old = lines[question.line]
@@ -105,8 +114,15 @@ def break_of(root: Path, files: list[str], language: str, seed: int) -> Break | 
             + old[question.column + len(question.name) :]
         )
         if lines.count(old) == 1:
-            return Break(question.path, old, new, users[0], question.name)
-    return None
+            found.append(Break(question.path, old, new, users[0], question.name))
+    return found
+
+
+def break_of(root: Path, files: list[str], language: str, seed: int) -> Break | None:
+    """The first of :func:`breaks`; None when the tree has no definition used from another
+    file."""
+    found = breaks(root, files, language, seed)
+    return found[0] if found else None
 
 
 def new_file(language: str, breaking: Break) -> tuple[str, str]:

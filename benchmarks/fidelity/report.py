@@ -1,5 +1,6 @@
-"""A run's JSON as text: the summary printed after a run, and the table of
-``docs/fidelity.md`` (between its markers: generated from the JSON, never typed)."""
+"""A run's JSON as text: the summary printed after a run, and the tables of
+``docs/fidelity.md`` (between its markers: generated from the JSON, never typed). Every table
+leads with right of asked."""
 
 from __future__ import annotations
 
@@ -14,65 +15,117 @@ END = "<!-- fidelity-table: end -->"
 SCENARIO_NAMES = {
     "cold_references": "cold references",
     "after_edit": "after an edit",
-    "rename": "rename",
+    "rename_first": "rename, first after start",
+    "rename_after_checkout": "rename after an outside checkout",
     "server_dies": "a server that dies",
 }
+"""The columns, in the tables' order."""
+NOT_RIGHT = (
+    ("wrong", "wrong"),
+    ("honest", "honest"),
+    ("hedged", "hedged"),
+    ("no_answer", "no answer"),
+)
+NOTES_SHOWN = 12
 
 
-def _cell(scores: dict[str, Any]) -> str:
-    if not scores["asked"]:
-        return "not asked"
-    return f"{scores['right']} / {scores['honest']} / {scores['wrong']}"
+def totals(entry: dict[str, Any]) -> dict[str, int]:
+    """A row's scores summed over the columns."""
+    keys = ("asked", "right", "wrong", "honest", "hedged", "no_answer", "failed", "not_asked")
+    scenarios = entry.get("scenarios", {})
+    return {k: sum(int(scenarios.get(c, {}).get(k, 0)) for c in SCENARIO_NAMES) for k in keys}
+
+
+def counted(scores: dict[str, Any]) -> str:
+    """Scores in words: ``2 right of 3 asked (1 wrong)``, with what was not asked."""
+    if not scores.get("asked"):
+        return f"not asked ({scores.get('not_asked', 0)})" if scores.get("not_asked") else "-"
+    rest = [f"{scores[k]} {word}" for k, word in NOT_RIGHT if scores.get(k)]
+    if scores.get("failed"):
+        rest.append(f"{scores['failed']} of them failed calls")
+    if scores.get("not_asked"):
+        rest.append(f"{scores['not_asked']} not asked")
+    tail = f" ({', '.join(rest)})" if rest else ""
+    return f"{scores['right']} of {scores['asked']}{tail}"
 
 
 def _cost(scores: dict[str, Any]) -> str:
-    if not scores["asked"]:
+    if not scores.get("asked"):
         return "-"
     return f"{scores['p50_ms']:.0f} / {scores['p95_ms']:.0f} ms, {scores['median_bytes']} B"
 
 
+def _measured(entry: dict[str, Any]) -> bool:
+    return str(entry["status"]).startswith("measured")
+
+
+def _head(columns: list[str]) -> list[str]:
+    return ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
+
+
 def table(result: dict[str, Any]) -> str:
-    """The Markdown tables of a run: scores, then costs, then each subject's notes."""
+    """The Markdown tables of a run: right of asked and the rest by kind, right of asked per
+    scenario, costs, the questions per tree, the questions dropped, each subject's notes."""
+    quick = " (the quick run)" if result.get("quick") else ""
+    lines = [f"Trees: {', '.join(result['trees'])}{quick}; seed {result['seed']}.", ""]
+    lines += ["Right of asked, and what the other answers were:", ""]
+    kinds = ["wrong", "honest", "hedged", "no answer", "not asked"]
+    lines += _head(["subject", "version", "right of asked", *kinds])
     names = list(SCENARIO_NAMES)
-    head = "| subject | version | " + " | ".join(SCENARIO_NAMES[n] for n in names) + " |"
-    rule = "|" + " --- |" * (len(names) + 2)
-    lines = [
-        f"Trees: {', '.join(result['trees'])}"
-        + (" (the quick run)" if result.get("quick") else "")
-        + f"; seed {result['seed']}.",
-        "",
-        "Scores, right / honest / wrong:",
-        "",
-        head,
-        rule,
-    ]
-    costs = ["Cost per call, p50 / p95, and the median answer's size:", "", head, rule]
+    per_scenario = _head(["subject", *(SCENARIO_NAMES[n] for n in names)])
+    costs = _head(["subject", *(SCENARIO_NAMES[n] for n in names)])
     for name, entry in result["subjects"].items():
-        if not entry["status"].startswith("measured"):
-            reason = entry["status"].replace("|", "\\|")
-            row = f"| {name} | {entry['version']} | " + f"{reason} |" + " |" * (len(names) - 1)
-            lines.append(row)
-            costs.append(row)
+        if not _measured(entry):
+            reason = str(entry["status"]).replace("|", "\\|")
+            lines.append(f"| {name} | {entry['version']} | {reason} |" + " |" * 5)
             continue
-        scenarios = entry["scenarios"]
+        all_ = totals(entry)
+        honest = f"{all_['honest']}" + (f" ({all_['failed']} failed)" if all_["failed"] else "")
         lines.append(
-            f"| {name} | {entry['version']} | "
-            + " | ".join(_cell(scenarios[n]) for n in names)
-            + " |"
+            f"| {name} | {entry['version']} | {all_['right']} of {all_['asked']} |"
+            f" {all_['wrong']} | {honest} | {all_['hedged']} | {all_['no_answer']} |"
+            f" {all_['not_asked']} |"
         )
-        costs.append(
-            f"| {name} | {entry['version']} | "
-            + " | ".join(_cost(scenarios[n]) for n in names)
-            + " |"
+        scenarios = entry["scenarios"]
+        per_scenario.append(
+            f"| {name} | " + " | ".join(counted(scenarios[n]) for n in names) + " |"
         )
+        costs.append(f"| {name} | " + " | ".join(_cost(scenarios[n]) for n in names) + " |")
+    lines += ["", "Right of asked, per scenario:", "", *per_scenario]
+    lines += ["", "Cost per call, p50 / p95, and the median answer's size:", "", *costs]
+    lines += ["", *_questions(result)]
     notes = ["What each subject's run said:", ""]
     for name, entry in result["subjects"].items():
-        for note in entry.get("notes", [])[:12]:
-            notes.append(f"- {name}: {note}")
-        extra = len(entry.get("notes", [])) - 12
-        if extra > 0:
-            notes.append(f"- {name}: ... and {extra} more in the run's JSON")
-    return "\n".join([*lines, "", *costs, "", *notes])
+        said = [f"harness failure: {f}" for f in entry.get("failures", [])]
+        said += [f"not run on {n}" for n in entry.get("not_run", [])] + entry.get("notes", [])
+        for note in said[:NOTES_SHOWN]:
+            notes.append(f"- {name}: {note}".replace("\n", " "))
+        if len(said) > NOTES_SHOWN:
+            notes.append(f"- {name}: ... and {len(said) - NOTES_SHOWN} more in the run's JSON")
+    return "\n".join([*lines, "", *notes])
+
+
+def _questions(result: dict[str, Any]) -> list[str]:
+    """The questions each tree asked of every subject, and those dropped."""
+    asked = result.get("questions", {})
+    if not asked:
+        return []
+    names = list(SCENARIO_NAMES)
+    lines = ["Questions asked of every subject, per tree (the truth's time to settle):", ""]
+    lines += _head(["tree", *(SCENARIO_NAMES[n] for n in names)])
+    for label, counts in asked.items():
+        seconds = result.get("truth_seconds", {}).get(label)
+        when = f" ({seconds:.0f} s)" if seconds is not None else ""
+        lines.append(
+            f"| {label}{when} | " + " | ".join(str(counts.get(n, 0)) for n in names) + " |"
+        )
+    for note in result.get("tree_notes", []):
+        lines += ["", f"{note}."]
+    dropped = [(label, d) for label, items in result.get("dropped", {}).items() for d in items]
+    if dropped:
+        lines += ["", "Candidates dropped (the witnesses disagreed, no truth, or no use):", ""]
+        lines += [f"- {label}: {d}".replace("\n", " ") for label, d in dropped]
+    return lines
 
 
 def summary(result: dict[str, Any]) -> str:

@@ -1,4 +1,5 @@
-"""The harness: every chosen subject through every scenario on every tree, scored, as JSON.
+"""The harness: every chosen subject, and the two negative controls, through every scenario on
+every tree, scored, as JSON.
 
     python benchmarks/fidelity [--quick] [--subjects NAME ...] [--tree PATH --language L]
                                [--scripted] [--json FILE] [--seed N] [--render FILE]
@@ -7,6 +8,11 @@ Without ``--tree`` it runs on the pinned trees (``--quick``: one small tree per 
 ``--tree`` runs the same scenarios on any tree, choosing its questions itself (``--seed``).
 ``--scripted`` runs on a small generated tree with the scripted server (CI's run).
 ``--render FILE`` writes the table of a run's JSON into ``docs/fidelity.md``.
+
+Exit status: 0 when this project's subjects answered every question asked right; 1 when one
+of them answered a question otherwise; 2 when the run cannot be trusted (a question with no
+truth, a kill that missed, a negative control scoring a right answer, a tree with nothing to
+ask).
 """
 
 from __future__ import annotations
@@ -21,17 +27,21 @@ import signal
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fidelity import questions, report, truth
+from fidelity import case as cases_
+from fidelity import report
+from fidelity.case import Case
+from fidelity.checker import NoTruth
 from fidelity.peers import InstallFailed
-from fidelity.scenarios import SCENARIOS, Case, SubjectFactory
+from fidelity.scenarios import COLUMNS, SCENARIOS, SubjectFactory
 from fidelity.scorer import Tally
 from fidelity.servers import BIN, for_language, scripted, write_scripted_tree
-from fidelity.subject import Server, Subject, SubjectFailed
-from fidelity.trees import TREES, FetchFailed, fetch, git, source_files, workspace
+from fidelity.subject import Subject, SubjectFailed
+from fidelity.trees import TREES, FetchFailed, fetch
 
 SUBJECTS = {
     "adecore-lsp-mcp": "adecore_mcp",
@@ -42,10 +52,16 @@ SUBJECTS = {
     "cli-lsp-client": "cli_lsp_client",
     "multilspy": "multilspy",
     "lsp-client": "lsp_client",
+    "lsp-client-settled": "lsp_client",
+    "control-empty": "controls",
+    "control-honest": "controls",
 }
 """Every subject, by the name its row carries, and the module of its adapter."""
 
+CONTROLS = ["control-empty", "control-honest"]
+"""The negative controls: part of every run, each must score 0 right."""
 GROUPS = {"adecore-lsp": ["adecore-lsp-mcp", "adecore-lsp-cli"]}
+OURS = "adecore-lsp"
 
 
 def factory(name: str) -> SubjectFactory:
@@ -65,112 +81,150 @@ def factory(name: str) -> SubjectFactory:
     raise SubjectFailed(f"not run: no adapter named {name} in {module.__name__}")
 
 
-def _case(label: str, pristine: Path, server: Server, seed: int, count: int) -> Case:
-    files = source_files(pristine, server.language)
-    symbols = questions.symbols(pristine, files, server.language, count, seed)
-    if not symbols:
-        raise truth.NoTruth(
-            f"{label}: no {server.language} definition used from another file"
-            f" among its {len(files)} source files: nothing to ask"
-        )
-    breaking = questions.break_of(pristine, files, server.language, seed)
-    taken = {q.name for q in symbols} | ({breaking.name} if breaking else set())
-    pool = questions.symbols(pristine, files, server.language, 50, seed + 7)
-    others = [q for q in pool if q.name not in taken] + [q for q in pool if q.name in taken]
-    renames = others[: max(1, count - 1)]
-
-    def make(into: Path) -> Path:
-        root = workspace(pristine, into)
-        if breaking is not None:
-            path = root / breaking.path
-            text = path.read_text(encoding="utf-8")
-            path.write_text(text.replace(breaking.old, breaking.new, 1), encoding="utf-8")
-            git(root, "commit", "-q", "-am", "broken")
-            git(root, "tag", "broken")
-            git(root, "checkout", "-q", "base")
-        return root
-
-    return Case(label, pristine, server, symbols, renames, breaking, {}, make)
-
-
-async def _settle_case(case: Case, scratch: Path) -> None:
-    root = case.make_workspace(scratch / f"truth-{case.label.replace(' ', '-')}")
-    case.references = await truth.references(root, case.server, case.symbols)
-
-
-def cases(args: argparse.Namespace, scratch: Path) -> list[Case]:
-    """The trees of this run, as cases (their truth still to settle)."""
+async def cases(args: argparse.Namespace, scratch: Path) -> list[Case]:
+    """The trees of this run, their truth settled."""
     count = 3 if args.quick else 5
     if args.scripted:
-        tree = write_scripted_tree(scratch / "scripted")
-        return [_case("scripted", tree, scripted(), args.seed, count)]
-    if args.tree:
+        trees = [("scripted", write_scripted_tree(scratch / "scripted"), scripted())]
+    elif args.tree:
         path = Path(args.tree).resolve()
-        return [_case(path.name, path, for_language(args.language), args.seed, count)]
-    chosen = [spec for spec in TREES if spec.quick or not args.quick]
-    return [
-        _case(spec.label, fetch(spec), for_language(spec.language), args.seed, count)
-        for spec in chosen
-    ]
+        trees = [(path.name, path, for_language(args.language))]
+    else:
+        chosen = [spec for spec in TREES if spec.quick or not args.quick]
+        trees = [(spec.label, fetch(spec), for_language(spec.language)) for spec in chosen]
+    settled = []
+    for label, pristine, server in trees:
+        print(f"{label}: settling the truth with {server.id}", flush=True)
+        case = await cases_.settle(label, pristine, server, args.seed, count, scratch)
+        counted = ", ".join(f"{k} {v}" for k, v in cases_.counts(case).items())
+        print(
+            f"{label}: truth settled in {case.seconds:.0f} s: {counted};"
+            f" {len(case.dropped)} candidates dropped",
+            flush=True,
+        )
+        for note in case.notes:
+            print(f"  {note}", flush=True)
+        settled.append(case)
+    return settled
 
 
-async def run_subject(name: str, runs: list[Case], scratch: Path) -> dict[str, Any]:
-    """One subject's entry of the JSON, printing each tree's scores as they come."""
-    entry: dict[str, Any] = {"version": "unknown", "status": "measured", "notes": []}
-    totals = {scenario: Tally() for scenario in SCENARIOS}
-    trees: dict[str, Any] = {}
-    reasons: list[str] = []
+class Row:
+    """One row of the results: a subject as given the case's server, or as scored against
+    the server it runs instead."""
+
+    def __init__(self, version: str, server_note: str = "") -> None:
+        self.entry: dict[str, Any] = {
+            "version": version,
+            "status": "measured",
+            "notes": [server_note] if server_note else [],
+            "failures": [],
+            "not_run": [],
+            "trees": {},
+        }
+        self.totals = {column: Tally() for column in COLUMNS}
+
+    def add(self, label: str, column: str, tally: Tally) -> None:
+        """Count a column's tally of one tree."""
+        self.totals[column].merge(tally)
+        self.entry["trees"].setdefault(label, {})[column] = tally.as_json()
+        self.entry["notes"] += tally.notes
+
+    def finish(self) -> dict[str, Any]:
+        """The row's entry of the JSON."""
+        entry = self.entry
+        entry["notes"] = list(dict.fromkeys(entry["notes"]))
+        entry["scenarios"] = {column: t.as_json() for column, t in self.totals.items()}
+        renames = Tally()
+        renames.merge(self.totals["rename_first"])
+        renames.merge(self.totals["rename_after_checkout"])
+        entry["scenarios"]["rename"] = renames.as_json()
+        if not entry["trees"] and entry["not_run"]:
+            entry["status"] = "not run: " + "; ".join(entry["not_run"])
+        return entry
+
+
+async def run_subject(
+    name: str, runs: list[Case], scratch: Path, own_cases: dict[tuple[str, str], Case]
+) -> dict[str, dict[str, Any]]:
+    """One subject's rows of the JSON (a second row when it runs a server of its own on some
+    tree), printing each tree's scores as they come."""
     made: list[Subject] = []
+    try:
+        adapter = factory(name)
+        version = await adapter().version()
+    except (SubjectFailed, InstallFailed) as error:
+        text = str(error) if str(error).startswith("not run") else f"not run: {error}"
+        row = Row("unknown")
+        row.entry["not_run"].append(text.removeprefix("not run: "))
+        return {name: row.finish()}
 
     def make() -> Subject:
         made.append(adapter())
         return made[-1]
 
-    try:
-        adapter = factory(name)
-        entry["version"] = await adapter().version()
-    except (SubjectFailed, InstallFailed) as error:
-        entry["status"] = str(error) if str(error).startswith("not run") else f"not run: {error}"
-        return {**entry, "scenarios": {s: t.as_json() for s, t in totals.items()}, "trees": {}}
+    rows: dict[str, Row] = {}
     for case in runs:
-        per_tree: dict[str, Any] = {}
-        for scenario, play in SCENARIOS.items():
-            folder = Path(tempfile.mkdtemp(dir=scratch))
-            began = time.monotonic()
-            try:
-                outcome = await play(make, case, folder)
-            except (SubjectFailed, InstallFailed, asyncio.TimeoutError) as error:
-                text = str(error) or "did not start in time"
-                reasons.append(f"{case.label}: {text}")
-                print(f"  {name:22} {case.label:16} {scenario:16} not run: {text}", flush=True)
-                break
-            totals[scenario].merge(outcome.tally)
-            per_tree[scenario] = outcome.tally.as_json()
-            entry["notes"] += outcome.notes + [f"wrong: {w}" for w in outcome.tally.wrongs]
-            entry["notes"] += [f"honest: {h}" for h in outcome.tally.honests]
-            entry["notes"] = list(dict.fromkeys(entry["notes"]))
-            tally = outcome.tally
-            print(
-                f"  {name:22} {case.label:16} {scenario:16} {tally.right} right {tally.honest}"
-                f" honest {tally.wrong} wrong of {tally.asked}"
-                f" ({time.monotonic() - began:.0f} s)",
-                flush=True,
+        try:
+            own = await adapter().own_server(case.server)
+        except (SubjectFailed, InstallFailed) as error:
+            rows.setdefault(name, Row(version)).entry["not_run"].append(f"{case.label}: {error}")
+            continue
+        row_name, asked, note = name, case, ""
+        if own is not None:
+            row_name = f"{name} ({own.id})"
+            key = (case.label, own.id)
+            if key not in own_cases:
+                print(f"{case.label}: settling {own.id}'s own truth for {name}", flush=True)
+                own_cases[key] = await cases_.settle_for(case, own, scratch)
+            asked = own_cases[key]
+            note = (
+                f"scored against {own.id}'s own settled truth: it cannot be given {case.server.id}"
             )
-        if per_tree:
-            trees[case.label] = per_tree
-    if not trees:
-        entry["status"] = "not run: " + "; ".join(reasons)
-    else:
-        entry["notes"] += [f"not run on {reason}" for reason in reasons]
+        row = rows.setdefault(row_name, Row(version, note))
+        await _run_case(name, make, asked, row, scratch)
     said = dict.fromkeys(str(getattr(s, "note", "")) for s in made)
-    entry["notes"] = [n for n in said if n] + entry["notes"]
-    entry["scenarios"] = {s: t.as_json() for s, t in totals.items()}
-    entry["trees"] = trees
-    return entry
+    finished = {}
+    for row_name, row in (rows or {name: Row(version)}).items():
+        row.entry["notes"] = [n for n in said if n] + row.entry["notes"]
+        finished[row_name] = row.finish()
+    return finished
+
+
+async def _run_case(name: str, make: SubjectFactory, case: Case, row: Row, scratch: Path) -> None:
+    for scenario, play in SCENARIOS.items():
+        folder = Path(tempfile.mkdtemp(dir=scratch))
+        began = time.monotonic()
+        try:
+            outcome = await play(make, case, folder)
+        except (SubjectFailed, InstallFailed, asyncio.TimeoutError) as error:
+            text = str(error) or "did not start in time"
+            row.entry["not_run"].append(f"{case.label}: {scenario}: {text}")
+            print(f"  {name:22} {case.label:16} {scenario:16} not run: {text}", flush=True)
+            continue
+        except Exception as error:  # an adapter's bug is the harness's failure, not a score
+            where = traceback.extract_tb(error.__traceback__)[-1]
+            text = (
+                f"{case.label}: {scenario}: {type(error).__name__}: {error}"
+                f" ({Path(where.filename).name}:{where.lineno})"
+            )
+            row.entry["failures"].append(text)
+            print(f"  HARNESS FAILURE: {name}: {text}", flush=True)
+            continue
+        row.entry["failures"] += outcome.failures
+        row.entry["notes"] += outcome.notes
+        for column, tally in outcome.tallies.items():
+            if tally.asked or tally.not_asked:
+                row.add(case.label, column, tally)
+                print(
+                    f"  {name:22} {case.label:16} {column:22} {report.counted(tally.as_json())}"
+                    f" ({time.monotonic() - began:.0f} s)",
+                    flush=True,
+                )
 
 
 def chosen_subjects(names: list[str] | None) -> list[str]:
-    """The subjects named (groups expanded), in the table's order; every one by default."""
+    """The subjects named (groups expanded), in the table's order, and the negative controls;
+    every subject by default."""
     if not names:
         return list(SUBJECTS)
     wanted: list[str] = []
@@ -179,26 +233,59 @@ def chosen_subjects(names: list[str] | None) -> list[str]:
             if one not in SUBJECTS:
                 raise SystemExit(f"unknown subject {one!r}: one of {', '.join(SUBJECTS)}")
             wanted.append(one)
-    return list(dict.fromkeys(wanted))
+    return list(dict.fromkeys(wanted + CONTROLS))
 
 
 async def main_async(args: argparse.Namespace, subjects: list[str]) -> dict[str, Any]:
     """Settle the truth of every tree, then run every subject."""
     with tempfile.TemporaryDirectory(prefix="fidelity-") as name:
         scratch = Path(name)
-        runs = cases(args, scratch)
-        for case in runs:
-            print(f"{case.label}: settling the truth ({len(case.symbols)} symbols)", flush=True)
-            await _settle_case(case, scratch)
+        runs = await cases(args, scratch)
         result: dict[str, Any] = {
             "trees": [case.label for case in runs],
             "quick": bool(args.quick),
             "seed": args.seed,
+            "questions": {case.label: cases_.counts(case) for case in runs},
+            "truth_seconds": {case.label: round(case.seconds, 1) for case in runs},
+            "dropped": {case.label: case.dropped for case in runs},
+            "tree_notes": [note for case in runs for note in case.notes],
             "subjects": {},
         }
+        own_cases: dict[tuple[str, str], Case] = {}
         for subject in subjects:
-            result["subjects"][subject] = await run_subject(subject, runs, scratch)
+            began = time.monotonic()
+            rows = await run_subject(subject, runs, scratch, own_cases)
+            for row in rows.values():
+                row["seconds"] = round(time.monotonic() - began, 1)
+            result["subjects"].update(rows)
+        for (label, server_id), other in own_cases.items():
+            result["dropped"][f"{label} ({server_id})"] = other.dropped
         return result
+
+
+def verdict(result: dict[str, Any]) -> tuple[int, list[str]]:
+    """The run's exit status and why: 2 when the run cannot be trusted, 1 when one of this
+    project's subjects answered a question asked otherwise than right, else 0."""
+    why: list[str] = []
+    for name, entry in result["subjects"].items():
+        for failure in entry.get("failures", []):
+            why.append(f"{name}: harness failure: {failure}")
+        if name in CONTROLS:
+            scored = report.totals(entry)
+            if scored["right"] or not scored["asked"]:
+                why.append(
+                    f"{name}: a negative control scored {scored['right']} right of"
+                    f" {scored['asked']} asked ({entry['status']})"
+                )
+    if why:
+        return 2, why
+    for name, entry in result["subjects"].items():
+        if not name.startswith(OURS):
+            continue
+        scored = report.totals(entry)
+        if scored["right"] < scored["asked"] or entry["not_run"] or not scored["asked"]:
+            why.append(f"{name}: {scored['right']} right of {scored['asked']} asked")
+    return (1 if why else 0), why
 
 
 def _interrupted(number: int, frame: object) -> None:
@@ -207,7 +294,7 @@ def _interrupted(number: int, frame: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command line; exit 1 when a subject of this project gave a wrong answer."""
+    """The command line (exit status: see the module)."""
     parser = argparse.ArgumentParser(prog="fidelity", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="one small tree per language")
     parser.add_argument("--subjects", nargs="+", help="subjects or groups (adecore-lsp)")
@@ -231,17 +318,22 @@ def main(argv: list[str] | None = None) -> int:
     # the ``python`` it finds there, so two environments would be two truths).
     os.environ["PATH"] = os.pathsep.join([str(BIN), os.environ.get("PATH", os.defpath)])
     signal.signal(signal.SIGTERM, _interrupted)
+    began = time.monotonic()
     try:
         result = asyncio.run(main_async(args, subjects))
-    except (FetchFailed, truth.NoTruth) as error:
+    except (FetchFailed, NoTruth) as error:
         print(f"fidelity: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("fidelity: interrupted; every subject started was stopped", file=sys.stderr)
         return 130
+    result["seconds"] = round(time.monotonic() - began, 1)
+    status, why = verdict(result)
+    result["exit_status"] = status
     text = json.dumps(result, indent=2, sort_keys=True)
     if args.json:
         Path(args.json).write_text(text + "\n", encoding="utf-8")
     print(report.summary(result))
-    ours = [e for n, e in result["subjects"].items() if n.startswith("adecore-lsp")]
-    return 1 if any(s["wrong"] for e in ours for s in e["scenarios"].values()) else 0
+    for line in why:
+        print(f"fidelity: {line}", file=sys.stderr)
+    return status

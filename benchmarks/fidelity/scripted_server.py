@@ -2,10 +2,16 @@
 not types, but answers that follow the disk exactly, and a command line of its own.
 
 On stdio it answers ``references`` (every whole-word use of the name in the tree's ``.py``
-files, the ``def``/``class`` line left out unless asked), ``rename`` (every use) and pulled
-``diagnostic`` (an import of a name the sibling module does not define; a function assigned
-where ``int`` is annotated). ``python scripted_server.py --check FILE...`` prints the same
-errors as basedpyright's ``--outputjson`` would, reading the disk: the truth of diagnostics.
+files, the ``def``/``class`` line left out unless asked), ``rename`` (every use),
+``definition`` (the module's own top-level definition of the name, or the one a
+``from .module import`` names) and pulled ``diagnostic`` (an import of a name the sibling
+module does not define; a function assigned where ``int`` is annotated). Its references are
+words, its definitions follow bindings: where a name is defined twice they differ, as the
+truth's two witnesses must notice. Like pyright, it sees a file outside its configured scope
+(``[tool.scripted] include`` in ``pyproject.toml``) only while the file is open.
+
+``python scripted_server.py --check FILE...`` prints the same errors as basedpyright's
+``--outputjson`` would, reading the disk: the truth of diagnostics.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 _IMPORT = re.compile(r"^from \.(\w+) import (.+)$", re.MULTILINE)
+_FROM = re.compile(r"^from (\.?\w+(?:\.\w+)*) import (.+)$", re.MULTILINE)
 _DEFINED = re.compile(r"^(?:def|class)\s+(\w+)|^(\w+)\s*[:=]", re.MULTILINE)
 _FUNCTION = re.compile(r"^def\s+(\w+)", re.MULTILINE)
 _ANNOTATED_INT = re.compile(r"^\w+\s*:\s*int\s*=\s*(\w+)\s*$", re.MULTILINE)
@@ -42,8 +49,25 @@ class Tree:
         except (OSError, UnicodeDecodeError):
             return ""
 
+    def scope(self) -> list[Path]:
+        """The folders of ``pyproject.toml``'s ``[tool.scripted] include`` (the whole root
+        without one): like pyright's ``include``, files outside are seen only when open."""
+        try:
+            text = (self.root / "pyproject.toml").read_text(encoding="utf-8")
+        except OSError:
+            return [self.root]
+        section = re.search(r"^\[tool\.scripted\]\s*\ninclude\s*=\s*\[(.*?)\]", text, re.M)
+        if section is None:
+            return [self.root]
+        return [self.root / name for name in re.findall(r'"([^"]+)"', section[1])]
+
     def files(self) -> list[Path]:
-        found = {p for p in self.root.rglob("*.py") if ".git" not in p.parts}
+        found = {
+            p
+            for folder in self.scope()
+            for p in folder.rglob("*.py")
+            if ".git" not in p.relative_to(self.root).parts
+        }
         return sorted(found | {p for p in self.open if p.exists()})
 
     def uses(self, name: str, declaration: bool) -> list[tuple[Path, int, int]]:
@@ -77,6 +101,23 @@ class Tree:
                 message = f'function "{match[1]}" is not assignable to "int"'
                 found.append(_error(text, match.start(1), match[1], message))
         return found
+
+    def definition(self, path: Path, name: str) -> tuple[Path, int, int] | None:
+        """Where ``name`` as used in ``path`` is defined: the module's own ``def``/``class``,
+        else the sibling module a ``from .module import`` names it from."""
+        own = re.compile(rf"^(?:def|class)\s+({re.escape(name)})\b", re.MULTILINE)
+        text = self.text(path)
+        found = own.search(text)
+        if found:
+            line = text.count("\n", 0, found.start(1))
+            return path, line, found.start(1) - (text.rfind("\n", 0, found.start(1)) + 1)
+        for match in _FROM.finditer(text):
+            if name in (n.strip() for n in match[2].split(",")):
+                module = match[1]
+                base = path.parent if module.startswith(".") else self.root
+                source = base.joinpath(*module.lstrip(".").split(".")).with_suffix(".py")
+                return self.definition(source, name) if source != path else None
+        return None
 
 
 def _error(text: str, offset: int, name: str, message: str) -> dict[str, Any]:
@@ -113,6 +154,7 @@ def answer(tree: Tree, method: str, params: dict[str, Any]) -> Any:
         capabilities = {
             "textDocumentSync": 1,
             "referencesProvider": True,
+            "definitionProvider": True,
             "renameProvider": True,
             "diagnosticProvider": {"interFileDependencies": True, "workspaceDiagnostics": False},
         }
@@ -121,6 +163,9 @@ def answer(tree: Tree, method: str, params: dict[str, Any]) -> Any:
         name = _word_at(tree, params)
         declaration = bool(params.get("context", {}).get("includeDeclaration"))
         return [_location(p, ln, col, len(name)) for p, ln, col in tree.uses(name, declaration)]
+    if method == "textDocument/definition":
+        found = tree.definition(_path(params["textDocument"]["uri"]), _word_at(tree, params))
+        return [_location(found[0], found[1], found[2], 1)] if found else []
     if method == "textDocument/rename":
         name = _word_at(tree, params)
         changes: dict[str, list[dict[str, Any]]] = {}
@@ -183,8 +228,18 @@ def check(paths: list[str]) -> None:
     for name in paths:
         path = Path(name).resolve()
         for item in tree.errors(path):
-            report.append({"file": str(path), "severity": "error", "range": item["range"]})
-    print(json.dumps({"generalDiagnostics": report}))
+            report.append(
+                {
+                    "file": str(path),
+                    "severity": "error",
+                    "range": item["range"],
+                    "message": item["message"],
+                    "rule": "scripted",
+                }
+            )
+    summary = {"filesAnalyzed": len(paths), "errorCount": len(report)}
+    print(json.dumps({"generalDiagnostics": report, "summary": summary}))
+    raise SystemExit(1 if report else 0)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ def for_language(language: str) -> Server:
             "basedpyright",
             "python",
             (str(BIN / "basedpyright-langserver"), "--stdio"),
-            "basedpyright",
             (str(BIN / "basedpyright"), "--outputjson"),
         )
     if language == "typescript":
@@ -31,7 +30,6 @@ def for_language(language: str) -> Server:
             "typescript-language-server",
             "typescript",
             (str(NPM / ".bin" / "typescript-language-server"), "--stdio"),
-            "typescript-language-server",
             ("node", str(tsc), "--noEmit", "-p", ".", "--pretty", "false"),
         )
     raise ValueError(f"no server for {language!r}: python or typescript")
@@ -44,7 +42,6 @@ def scripted() -> Server:
         "scripted",
         "python",
         (sys.executable, script),
-        "scripted_server",
         (sys.executable, script, "--check"),
     )
 

@@ -3,13 +3,16 @@
 A subject is a tool people would pick to ask a language server (this project's MCP server and
 command line, the peers), driven through its public interface by an adapter
 (``subjects/NAME.py``). The adapter turns each answer into a :class:`Reply`: the places or
-errors it names, whether the answer itself says it is incomplete, stale or failed (in words
-or a field), its size in bytes as the subject gave it, and the wall time of the call.
+errors it names, whether the answer says it is incomplete, stale or failed in a field of its
+own (``flagged``) or only in free text (``hedged``), its size in bytes as the subject gave
+it, and the wall time of the call. A call that fails raises :class:`SubjectFailed`.
 """
 
 from __future__ import annotations
 
 import abc
+import asyncio
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,12 +23,28 @@ Error = tuple[str, int, int]
 """An error diagnostic: the file, the 0-based line and the 0-based column of its start."""
 
 
+IMPORT_CYCLE = "reportImportCycles"
+"""basedpyright's import-cycle rule: its language server finds a cycle or not depending on the
+order it reads files in, so its findings are left out of both sides of every comparison."""
+_CYCLE_MESSAGE = re.compile(r"^\s*Cycle detected in import chain")
+
+
+def import_cycle(code: object = None, message: object = None) -> bool:
+    """Whether a finding (its rule or code, its message) is an import cycle's."""
+    return code == IMPORT_CYCLE or bool(_CYCLE_MESSAGE.match(str(message or "")))
+
+
 class NotSupported(Exception):
     """The subject has no way to do this (no rename tool, no diagnostics): not asked."""
 
 
 class SubjectFailed(Exception):
     """The subject said it failed (an error, a non-zero exit): an answer that says so."""
+
+
+class NoAnswer(asyncio.TimeoutError):
+    """The subject did not answer within a bound (the adapter's or the harness's): not an
+    answer that says anything."""
 
 
 @dataclass(frozen=True)
@@ -38,8 +57,6 @@ class Server:
     """``python`` or ``typescript``."""
     argv: tuple[str, ...]
     """How to start it on stdio (absolute executable)."""
-    process_name: str
-    """A word of the server process's command line, to find it among a subject's children."""
     check: tuple[str, ...] = ()
     """The server's own command line that checks files (the truth of diagnostics)."""
 
@@ -53,7 +70,15 @@ class Reply:
     errors: frozenset[Error] | None = None
     """For diagnostics: every error named in the files asked about."""
     flagged: str | None = None
-    """The answer's own words or field saying it is incomplete, stale or failed."""
+    """The answer's own field or status saying it is incomplete, stale or failed
+    (``complete: false``, an exit status, agent-lsp's ``indexed=false``, serena's "too long")."""
+    hedged: str | None = None
+    """Free text of the answer that hedges ("may be incomplete") with no field to say so."""
+    failed: str | None = None
+    """The call failed and said so (an error result, an exception, a non-zero exit): never
+    right, whatever it holds."""
+    no_answer: str | None = None
+    """The call did not answer within the harness's bound: neither honest nor right."""
     size: int = 0
     """The answer's size in bytes, as the subject gave it."""
     ms: float = 0.0
@@ -110,3 +135,9 @@ class Subject(abc.ABC):
     async def version(self) -> str:
         """The subject's version, as installed."""
         return "unknown"
+
+    async def own_server(self, server: Server) -> Server | None:
+        """The server this subject runs when it cannot be given ``server`` (its answers are
+        then scored against that server's own settled truth, in a row of its own); None when
+        it runs ``server``."""
+        return None

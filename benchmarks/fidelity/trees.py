@@ -1,13 +1,15 @@
 """The real trees the scenarios run on: fetched from the package registries by pinned version,
-unpacked once into a cache, copied afresh for each subject into a git repository with two
-revisions (the tree as published, and the same with one break the scenarios need).
+unpacked once into a cache, copied afresh for each subject into a git repository tagged
+``base`` (the tree as published).
 
 A tree of the user's own (``--tree PATH --language ...``) takes the same road: copied, never
-touched in place.
+touched in place. A TypeScript tree with no ``tsconfig.json`` of its own gets the harness's
+(:data:`TSCONFIG`) in the copy, and the run says so.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -33,10 +35,18 @@ TSCONFIG = {
         "noEmit": True,
         "skipLibCheck": True,
     },
-    "include": ["src"],
+    "include": ["**/*.ts", "**/*.tsx"],
+    "exclude": ["node_modules", "dist", "build"],
 }
-"""Written where a TypeScript package ships no ``tsconfig.json`` of its own (npm packages
-rarely do): its ``src`` checked strictly, as the package's own build would."""
+"""Written into the copy of a TypeScript tree that has no ``tsconfig.json`` of its own (npm
+packages rarely ship one): every ``.ts`` file checked strictly, as a package's build would."""
+TSCONFIG_NOTE = "no tsconfig.json of its own: the harness wrote one (strict, every .ts file)"
+
+LANGUAGE_SUFFIXES = {"python": (".py", ".pyi"), "typescript": (".ts", ".tsx", ".mts", ".cts")}
+IGNORED_PARTS = {".git", "__pycache__", "node_modules", ".mypy_cache", ".ruff_cache"}
+FETCHED = "fetched v2"
+"""The cache's marker: a tree fetched by an older harness (which wrote a tsconfig.json into
+the cache) is fetched again."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +100,8 @@ def fetch(spec: TreeSpec) -> Path:
         FetchFailed: the registry refused or is out of reach.
     """
     target = CACHE / f"{spec.name}-{spec.version}"
-    if (target / ".fetched").is_file():
+    marker = target / ".fetched"
+    if marker.is_file() and marker.read_text(encoding="utf-8") == FETCHED:
         return target
     shutil.rmtree(target, ignore_errors=True)
     with tempfile.TemporaryDirectory() as name:
@@ -107,10 +118,7 @@ def fetch(spec: TreeSpec) -> Path:
         _unpack(archives[0], unpacked)
         (top,) = list(unpacked.iterdir())
         copy_tree(top, target)
-    if spec.language == "typescript" and not (target / "tsconfig.json").is_file():
-        text = json.dumps(TSCONFIG, indent=2) + "\n"
-        (target / "tsconfig.json").write_text(text, encoding="utf-8")
-    (target / ".fetched").write_text(spec.label, encoding="utf-8")
+    marker.write_text(FETCHED, encoding="utf-8")
     return target
 
 
@@ -158,9 +166,59 @@ def source_files(root: Path, language: str) -> list[str]:
     return found
 
 
-def workspace(pristine: Path, into: Path) -> Path:
-    """A git repository at ``into`` holding a copy of ``pristine``, committed as ``base``."""
+def language_files(root: Path, language: str) -> list[str]:
+    """Every file of ``language`` in the tree, tests, examples and declarations included (the
+    places a use can be), relative with ``/``, sorted; built output and installed packages
+    left out."""
+    suffixes = LANGUAGE_SUFFIXES[language]
+    found = []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        parts = relative.parts
+        if set(parts) & (SKIPPED | IGNORED_PARTS) or any(p.startswith(".") for p in parts[:-1]):
+            continue
+        if path.suffix in suffixes and path.is_file() and not path.is_symlink():
+            found.append(relative.as_posix())
+    return found
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file of the tree and its bytes (repository, cache and hidden tool folders left
+    out)."""
+    files = {}
+    for path in root.rglob("*"):
+        relative_path = path.relative_to(root)
+        parts = relative_path.parts
+        if not path.is_file() or IGNORED_PARTS & set(parts):
+            continue
+        if any(part.startswith(".") for part in parts[:-1]):
+            continue
+        files[relative_path.as_posix()] = path.read_bytes()
+    return files
+
+
+def digest(files: dict[str, bytes]) -> str:
+    """One hash of a snapshot: equal trees, equal digests."""
+    hashed = hashlib.sha256()
+    for path in sorted(files):
+        hashed.update(path.encode() + b"\0" + hashlib.sha256(files[path]).digest())
+    return hashed.hexdigest()
+
+
+def own_tsconfig(root: Path, language: str) -> str | None:
+    """Write the harness's :data:`TSCONFIG` into a TypeScript tree that has none; what the run
+    should say about it (None when nothing was written)."""
+    if language != "typescript" or (root / "tsconfig.json").is_file():
+        return None
+    (root / "tsconfig.json").write_text(json.dumps(TSCONFIG, indent=2) + "\n", encoding="utf-8")
+    return TSCONFIG_NOTE
+
+
+def workspace(pristine: Path, into: Path, language: str = "python") -> Path:
+    """A git repository at ``into`` holding a copy of ``pristine`` (with the harness's
+    tsconfig.json where a TypeScript tree has none), committed as ``base``."""
     copy_tree(pristine, into)
+    own_tsconfig(into, language)
     git(into, "init", "-q")
     git(into, "add", "-A")
     git(into, "commit", "-q", "-m", "base")

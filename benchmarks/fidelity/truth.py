@@ -1,57 +1,306 @@
-"""The settled truth every answer is scored against, computed by the harness itself.
+"""The settled truth of references and renames, from two witnesses that must agree.
 
-- References: the same server, through the harness's own client (:mod:`fidelity.lsp_wire`),
-  asked again once its progress has ended until two answers two seconds apart agree.
-- Diagnostics: the server's own command line on the state of the disk
-  (``basedpyright --outputjson``, ``tsc --noEmit``), errors only.
-- Rename: the server's own rename on a settled copy of the tree, applied by the harness,
-  as the bytes of every file.
+- *The server*: its references (declaration included) with every file of the tree's language
+  open, so that no configuration scope hides a use; asked once its progress reports have
+  ended, then every 2 s until two answers agree.
+- *The definitions*: every textual occurrence of the name, in every file of the tree's
+  language, whose ``definition`` resolves to the symbol's own declaration. No references
+  request is involved.
+
+A question on which the two disagree is dropped and listed with both answers
+(:class:`Disagreement`). A rename's truth is every place the references truth names renamed;
+it must equal the server's own rename in the same settled session, and the whole tree's errors
+before and after must be the same (a rename that leaves a use behind fails its own check).
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
-import json
 import re
-import subprocess
-import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
+from fidelity.checker import NoTruth, described, findings, relative, same_errors
 from fidelity.lsp_wire import Wire, WireError, uri
-from fidelity.subject import Error, Place, Question, Server
-from fidelity.trees import copy_tree
+from fidelity.subject import Place, Question, Server
+from fidelity.trees import language_files
 
 SETTLE_LIMIT = 240.0
 """How long the truth waits for a server to settle before it gives the question up."""
+PARALLEL = 16
+"""Definition requests in flight at once."""
 
-IGNORED_PARTS = {".git", "__pycache__", "node_modules", ".mypy_cache", ".ruff_cache"}
+Span = tuple[str, int, int]
+"""A name's place: the file, the 0-based line and the UTF-16 column of its first character."""
 
-
-class NoTruth(Exception):
-    """The truth could not be settled (the server never agreed with itself, or failed)."""
-
-
-def relative(root: Path, address: str) -> str:
-    """A location's URI as a path relative to ``root`` (absolute when outside it)."""
-    path = Path(unquote(urlparse(address).path)).resolve()
-    try:
-        return path.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
+__all__ = ["NoTruth", "Span"]
 
 
-def _places(root: Path, answer: Any) -> frozenset[Place]:
-    return frozenset(
-        (relative(root, item["uri"]), int(item["range"]["start"]["line"])) for item in answer or []
-    )
+def key(question: Question) -> str:
+    """A question's name in the truth's tables: ``path:line:column``."""
+    return f"{question.path}:{question.line}:{question.column}"
 
 
-async def _settle(wire: Wire, ask: Any) -> Any:
-    """Ask ``ask()`` until its progress has ended and two answers agree."""
+@dataclass(frozen=True)
+class References:
+    """A question's settled references, as both witnesses named them."""
+
+    question: Question
+    spans: frozenset[Span]
+    """Every place of the name, the declaration included."""
+
+    @property
+    def places(self) -> frozenset[Place]:
+        """The places as the scorer compares them: (file, line)."""
+        return frozenset((path, line) for path, line, _ in self.spans)
+
+    def other_files(self) -> bool:
+        """Whether a use is in a file other than the declaration's."""
+        return any(path != self.question.path for path, _, _ in self.spans)
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A question dropped: what each witness said."""
+
+    question: Question
+    reason: str
+    server: frozenset[Span] = frozenset()
+    definitions: frozenset[Span] = frozenset()
+
+    def describe(self) -> str:
+        """One line for the run's list of dropped questions."""
+        head = f"{self.question.name} ({key(self.question)}): {self.reason}"
+        if not (self.server or self.definitions):
+            return head
+        only_server = sorted(self.server - self.definitions)
+        only_definitions = sorted(self.definitions - self.server)
+        return (
+            f"{head}: the server {len(self.server)} places, the definitions"
+            f" {len(self.definitions)}; only the server: {_shown(only_server)};"
+            f" only the definitions: {_shown(only_definitions)}"
+        )
+
+
+def _shown(spans: list[Span], limit: int = 8) -> str:
+    text = ", ".join(f"{p}:{line + 1}:{column + 1}" for p, line, column in spans[:limit])
+    more = f" and {len(spans) - limit} more" if len(spans) > limit else ""
+    return (text or "none") + more
+
+
+def language_id(path: str) -> str:
+    """The languageId of a file, by its suffix."""
+    if path.endswith((".ts", ".tsx", ".mts", ".cts")):
+        return "typescriptreact" if path.endswith(".tsx") else "typescript"
+    return "python"
+
+
+_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+
+
+def lines_of(text: str) -> list[str]:
+    """The lines of ``text`` as LSP counts them (``\n``, ``\r\n``, ``\r``), ends kept."""
+    return [line for line in _LINE_END.split(text) if line]
+
+
+def utf16(text: str) -> int:
+    """The length of ``text`` in UTF-16 code units (LSP's columns)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def index_of(line: str, column: int) -> int:
+    """The index in ``line`` of a UTF-16 ``column``."""
+    units = 0
+    for index, char in enumerate(line):
+        if units >= column:
+            return index
+        units += 2 if ord(char) > 0xFFFF else 1
+    return len(line)
+
+
+def _locations(root: Path, answer: Any) -> frozenset[Span]:
+    """The places of a Location, Location[] or LocationLink[] answer."""
+    items = answer if isinstance(answer, list) else [answer] if answer else []
+    found: set[Span] = set()
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        address = item.get("uri") or item.get("targetUri")
+        span = item.get("range") or item.get("targetSelectionRange")
+        if address and span:
+            start = span["start"]
+            found.add((relative(root, address), int(start["line"]), int(start["character"])))
+    return frozenset(found)
+
+
+class Session:
+    """The truth's own server on a tree, with every file of its language open."""
+
+    def __init__(self, wire: Wire, root: Path, files: list[str], texts: dict[str, str]) -> None:
+        self.wire = wire
+        self.root = root
+        self.files = files
+        self.texts = texts
+
+    @classmethod
+    async def open(cls, root: Path, server: Server) -> Session:
+        """Start the server on ``root`` and open every file of its language."""
+        files = language_files(root, server.language)
+        texts: dict[str, str] = {}
+        wire = await Wire.start(list(server.argv), root)
+        for path in files:
+            try:
+                texts[path] = wire.open(root / path, language_id(path))
+            except (OSError, UnicodeDecodeError):
+                continue
+        return cls(wire, root, files, texts)
+
+    async def close(self) -> None:
+        """Shut the server down."""
+        await self.wire.close()
+
+    async def _position(self, method: str, path: str, line: int, column: int, **extra: Any) -> Any:
+        params = {
+            "textDocument": {"uri": uri(self.root / path)},
+            "position": {"line": line, "character": column},
+            **extra,
+        }
+        return await self.wire.request(method, params)
+
+    async def settle(self, questions: list[Question]) -> dict[str, frozenset[Span]]:
+        """The server's references of each question (declaration included), asked once its
+        progress has ended until two answers agree.
+
+        Raises:
+            NoTruth: the server never agreed with itself.
+        """
+
+        async def ask() -> dict[str, frozenset[Span]]:
+            answers = {}
+            for question in questions:
+                answer = await self._position(
+                    "textDocument/references",
+                    question.path,
+                    question.line,
+                    question.column,
+                    context={"includeDeclaration": True},
+                )
+                answers[key(question)] = _locations(self.root, answer)
+            return answers
+
+        settled: dict[str, frozenset[Span]] = await settle(self.wire, ask)
+        return settled
+
+    def occurrences(self, name: str) -> list[Span]:
+        """Every whole-word occurrence of ``name`` in the tree's files of the language."""
+        word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+        found: list[Span] = []
+        for path, text in self.texts.items():
+            if name not in text:
+                continue
+            for number, line in enumerate(lines_of(text)):
+                for match in word.finditer(line.rstrip("\r\n")):
+                    found.append((path, number, utf16(line[: match.start()])))
+        return found
+
+    def exported(self, path: str, name: str) -> set[int]:
+        """The lines of ``path`` where a string of its ``__all__`` names ``name`` (Python)."""
+        if not path.endswith((".py", ".pyi")):
+            return set()
+        try:
+            tree = ast.parse(self.texts[path])
+        except (SyntaxError, ValueError):
+            return set()
+        lines: set[int] = set()
+        for node in ast.walk(tree):
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in {"extend", "append"}
+            ):
+                targets = [node.func.value]
+            if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                continue
+            for item in ast.walk(node):
+                if isinstance(item, ast.Constant) and item.value == name:
+                    lines.add(item.lineno - 1)
+        return lines
+
+    async def definitions(self, question: Question) -> frozenset[Span]:
+        """The second witness: the occurrences of the name whose definition resolves to the
+        question's own declaration. A string of a module's ``__all__`` (which no definition
+        request resolves) stands for that module's own binding of the name: it counts when
+        another occurrence in the same file resolves."""
+        own = await self._position(
+            "textDocument/definition", question.path, question.line, question.column
+        )
+        declared = {(p, line) for p, line, _ in _locations(self.root, own)}
+        declared.add((question.path, question.line))
+        spans = self.occurrences(question.name)
+        resolved: set[Span] = set()
+        unresolved: list[Span] = []
+        for start in range(0, len(spans), PARALLEL):
+            batch = spans[start : start + PARALLEL]
+            answers = await asyncio.gather(
+                *(self._position("textDocument/definition", *span) for span in batch),
+                return_exceptions=True,
+            )
+            for span, answer in zip(batch, answers, strict=True):
+                targets = set()
+                if not isinstance(answer, BaseException):
+                    targets = {(p, line) for p, line, _ in _locations(self.root, answer)}
+                if targets & declared:
+                    resolved.add(span)
+                elif not targets:
+                    unresolved.append(span)
+        bound = {path for path, _, _ in resolved}
+        for path, line, column in unresolved:
+            if path in bound and line in self.exported(path, question.name):
+                resolved.add((path, line, column))
+        return frozenset(resolved)
+
+    async def rename(self, question: Question, new_name: str) -> dict[str, bytes]:
+        """The server's own rename of ``question`` in this settled session, applied to the
+        files as opened (only the files it changes).
+
+        Raises:
+            NoTruth: the server refused the rename or its edit cannot be applied.
+        """
+        try:
+            edit = await self._position(
+                "textDocument/rename",
+                question.path,
+                question.line,
+                question.column,
+                newName=new_name,
+            )
+        except WireError as error:
+            raise NoTruth(f"the server refused the rename: {error}") from error
+        if not edit:
+            raise NoTruth("the server's rename changed nothing")
+        texts = {p: t.encode("utf-8") for p, t in self.texts.items()}
+        try:
+            after = apply_workspace_edit(self.root, texts, edit)
+        except KeyError as error:
+            raise NoTruth(f"the server's rename edits a file not open: {error}") from error
+        return {p: b for p, b in after.items() if texts.get(p) != b}
+
+
+async def settle(wire: Wire, ask: Callable[[], Awaitable[Any]]) -> Any:
+    """Ask ``ask()`` until the server's progress has ended and two answers agree.
+
+    Raises:
+        NoTruth: no two answers agreed within :data:`SETTLE_LIMIT`.
+    """
     began = time.monotonic()
     previous: Any = object()
     while time.monotonic() - began < SETTLE_LIMIT:
@@ -68,120 +317,86 @@ async def _settle(wire: Wire, ask: Any) -> Any:
     raise NoTruth(f"the server did not agree with itself within {SETTLE_LIMIT:.0f} s")
 
 
-async def references(
-    root: Path, server: Server, questions: list[Question]
-) -> dict[str, frozenset[Place]]:
-    """Each question's settled references (keyed by :func:`key`), the declaration left out.
+async def witnessed(
+    session: Session, questions: list[Question]
+) -> tuple[dict[str, References], list[Disagreement]]:
+    """The references truth of each question both witnesses agree on, and the questions
+    dropped (the witnesses disagreed, or the symbol has no use).
 
     Raises:
         NoTruth: the server never settled.
     """
-    wire = await Wire.start(list(server.argv), root)
-    try:
-        for path in sorted({q.path for q in questions}):
-            wire.open(root / path, _language_id(server, path))
-
-        async def ask() -> dict[str, frozenset[Place]]:
-            answers = {}
-            for question in questions:
-                answer = await wire.request(
-                    "textDocument/references",
-                    {
-                        "textDocument": {"uri": uri(root / question.path)},
-                        "position": {"line": question.line, "character": question.column},
-                        "context": {"includeDeclaration": False},
-                    },
-                )
-                answers[key(question)] = _places(root, answer)
-            return answers
-
-        settled: dict[str, frozenset[Place]] = await _settle(wire, ask)
-        return settled
-    finally:
-        await wire.close()
+    said = await session.settle(questions)
+    agreed: dict[str, References] = {}
+    dropped: list[Disagreement] = []
+    for question in questions:
+        server = said[key(question)]
+        definitions = await session.definitions(question)
+        if server != definitions:
+            dropped.append(Disagreement(question, "the witnesses disagree", server, definitions))
+        elif not server - {(question.path, question.line, question.column)}:
+            dropped.append(Disagreement(question, "no use of the name"))
+        else:
+            agreed[key(question)] = References(question, server)
+    return agreed, dropped
 
 
-def key(question: Question) -> str:
-    """A question's name in the truth's tables: ``path:line:column``."""
-    return f"{question.path}:{question.line}:{question.column}"
-
-
-def _language_id(server: Server, path: str) -> str:
-    if path.endswith((".ts", ".tsx")):
-        return "typescriptreact" if path.endswith(".tsx") else "typescript"
-    return "python"
-
-
-_TSC_LINE = re.compile(r"^(?P<file>.+?)\((?P<line>\d+),(?P<column>\d+)\): error ")
-
-
-def errors(root: Path, server: Server, paths: Iterable[str]) -> frozenset[Error]:
-    """The errors the server's own command line reports in ``paths`` on the disk now.
+def renamed(texts: dict[str, str], truth: References, new_name: str) -> dict[str, bytes]:
+    """Every place of ``truth`` renamed to ``new_name`` (only the files it changes).
 
     Raises:
-        NoTruth: the command line failed to run.
+        NoTruth: a place does not hold the name.
     """
-    wanted = set(paths)
-    argv = list(server.check)
-    if server.language == "python":
-        argv += sorted(p for p in wanted if (root / p).is_file())
+    name = truth.question.name
+    changed: dict[str, bytes] = {}
+    for path in sorted({p for p, _, _ in truth.spans}):
+        lines = lines_of(texts[path])
+        spans = sorted((s for s in truth.spans if s[0] == path), reverse=True)
+        for _, number, column in spans:
+            line = lines[number]
+            at = index_of(line, column)
+            if line[at : at + len(name)] != name:
+                raise NoTruth(f"{path}:{number + 1}:{column + 1} does not hold {name}")
+            lines[number] = line[:at] + new_name + line[at + len(name) :]
+        changed[path] = "".join(lines).encode("utf-8")
+    return changed
+
+
+def check_rename(
+    root: Path, server: Server, truth: References, new_name: str, changes: dict[str, bytes]
+) -> None:
+    """The rename's own check, on ``root`` (a scratch copy, restored after): the whole tree's
+    errors are the same before and after, up to the new name.
+
+    Raises:
+        NoTruth: the checker failed, or the rename changes the tree's errors.
+    """
+    before = findings(root, server, None)
+    saved = {path: (root / path).read_bytes() for path in changes}
     try:
-        done = subprocess.run(
-            argv, cwd=root, capture_output=True, text=True, timeout=600, check=False
+        for path, data in changes.items():
+            (root / path).write_bytes(data)
+        after = findings(root, server, None)
+    finally:
+        for path, data in saved.items():
+            (root / path).write_bytes(data)
+    if not same_errors(before, after, truth.question.name, new_name):
+        gained = [f for f in after if f not in before]
+        raise NoTruth(
+            f"renaming every place of the references truth changes the tree's errors:"
+            f" {described(gained) or 'errors gone'}"
         )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise NoTruth(f"{argv[0]}: {error}") from error
-    found: set[Error] = set()
-    if server.id == "typescript-language-server":
-        for line in done.stdout.splitlines():
-            matched = _TSC_LINE.match(line)
-            if matched:
-                path = Path(matched["file"])
-                name = (path if path.is_absolute() else root / path).resolve()
-                where = name.relative_to(root.resolve()).as_posix()
-                found.add((where, int(matched["line"]) - 1, int(matched["column"]) - 1))
-    else:
-        try:
-            report = json.loads(done.stdout)
-        except ValueError as error:
-            raise NoTruth(f"{argv[0]}: no JSON report: {done.stderr.strip()[-200:]}") from error
-        for item in report.get("generalDiagnostics", []):
-            if item.get("severity") == "error":
-                # A report with no range (an import cycle) sits at the file's start, where
-                # the server publishes it.
-                start = (item.get("range") or {}).get("start") or {"line": 0, "character": 0}
-                where = relative(root, Path(item["file"]).as_uri())
-                found.add((where, int(start["line"]), int(start["character"])))
-    return frozenset(e for e in found if e[0] in wanted)
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file of the tree and its bytes (repository and tool folders left out)."""
-    files = {}
-    for path in root.rglob("*"):
-        relative_path = path.relative_to(root)
-        parts = relative_path.parts
-        if not path.is_file() or IGNORED_PARTS & set(parts):
-            continue
-        if any(part.startswith(".") for part in parts[:-1]):
-            continue
-        files[relative_path.as_posix()] = path.read_bytes()
-    return files
 
 
 def _offset(text: str, position: dict[str, int]) -> int:
     """The index in ``text`` of an LSP position (UTF-16 code units in the line)."""
-    lines = text.splitlines(keepends=True)
+    lines = lines_of(text)
     line = position["line"]
     if line >= len(lines):
         return len(text)
     start = sum(len(x) for x in lines[:line])
-    units = 0
-    for index, char in enumerate(lines[line]):
-        if units >= position["character"]:
-            return start + index
-        units += 2 if ord(char) > 0xFFFF else 1
-    return start + len(lines[line].rstrip("\r\n"))
+    end = len(lines[line].rstrip("\r\n"))
+    return start + min(index_of(lines[line], position["character"]), end)
 
 
 def _apply(text: str, edits: list[dict[str, Any]]) -> str:
@@ -212,61 +427,3 @@ def apply_workspace_edit(root: Path, files: dict[str, bytes], edit: Any) -> dict
         elif kind is None:
             write(relative(root, change["textDocument"]["uri"]), change["edits"])
     return result
-
-
-def _lines(found: frozenset[Error]) -> list[int]:
-    return sorted(line for _, line, _ in found)
-
-
-async def rename(root: Path, server: Server, question: Question, new_name: str) -> dict[str, bytes]:
-    """The tree after the server's own rename of ``question`` to ``new_name``, settled,
-    on a copy of ``root`` as it is now.
-
-    Raises:
-        NoTruth: the server never settled or refused the rename.
-    """
-    with tempfile.TemporaryDirectory() as name:
-        copy = Path(name) / "tree"
-        copy_tree(root, copy)
-        before = snapshot(copy)
-        wire = await Wire.start(list(server.argv), copy)
-        try:
-            wire.open(copy / question.path, _language_id(server, question.path))
-            place = {
-                "textDocument": {"uri": uri(copy / question.path)},
-                "position": {"line": question.line, "character": question.column},
-            }
-
-            async def ask() -> Any:
-                return await wire.request(
-                    "textDocument/references",
-                    {**place, "context": {"includeDeclaration": True}},
-                )
-
-            await _settle(wire, ask)
-            try:
-                edit = await wire.request("textDocument/rename", {**place, "newName": new_name})
-            except WireError as error:
-                raise NoTruth(f"the server refused the rename: {error}") from error
-        finally:
-            await wire.close()
-        if not edit:
-            raise NoTruth("the server's rename changed nothing")
-        after = apply_workspace_edit(copy, before, edit)
-        # The second half of the truth: the command line's errors in the files the rename
-        # touched are the same lines before and after (a rename changes no type).
-        old = [p for p in before if after.get(p) != before[p]]
-        new = [p for p in after if after[p] != before.get(p)]
-        errors_before = errors(copy, server, old)
-        for path in old:
-            (copy / path).unlink()
-        for path in new:
-            (copy / path).parent.mkdir(parents=True, exist_ok=True)
-            (copy / path).write_bytes(after[path])
-        errors_after = errors(copy, server, new)
-        if _lines(errors_before) != _lines(errors_after):
-            raise NoTruth(
-                f"the server's own rename changes the command line's errors in {new}:"
-                f" lines {_lines(errors_before)} before, {_lines(errors_after)} after"
-            )
-        return after

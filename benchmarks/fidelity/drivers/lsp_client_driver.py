@@ -6,6 +6,11 @@ one line per call matched by ``id``: ``result`` (the library's return value, uns
 JSON by lsprotocol's converter) and ``size``, or ``error``.
 
 The clients are the library's own, as shipped: ``BasedpyrightClient`` and ``TypescriptClient``.
+With ``wait_progress`` in the first line, the client also takes the server's work-done
+progress through the library's own extension point (a capability mixin, as its clients are
+made of): it says ``window.workDoneProgress``, accepts ``window/workDoneProgress/create`` and
+follows ``$/progress``; the first line out waits until no progress is open, as the truth does
+(2 s after ``initialize``, then until every progress begun has ended).
 """
 
 from __future__ import annotations
@@ -15,19 +20,109 @@ import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from importlib import metadata
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO, runtime_checkable
 
+import lsprotocol.types as lsp_type
+from attrs import define
 from lsp_client import BasedpyrightClient, LocalServer, Position, TypescriptClient
+from lsp_client.protocol import (
+    CapabilityClientProtocol,
+    ServerNotificationHook,
+    ServerRequestHook,
+    ServerRequestHookProtocol,
+    ServerRequestHookRegistry,
+    WindowCapabilityProtocol,
+)
 from lsprotocol.converters import get_converter
+
+OPEN: set[str] = set()
+"""The progress tokens begun and not yet ended (one client per driver process)."""
+SETTLE_LIMIT = 240.0
+
+
+@runtime_checkable
+class WithWorkDoneProgress(
+    WindowCapabilityProtocol,  # type: ignore[misc]
+    ServerRequestHookProtocol,  # type: ignore[misc]
+    CapabilityClientProtocol,  # type: ignore[misc]
+    Protocol,
+):
+    """``window/workDoneProgress/create`` and ``$/progress``: the open progress tokens."""
+
+    @classmethod
+    def iter_methods(cls) -> Iterator[str]:
+        yield from super().iter_methods()
+        yield from (lsp_type.PROGRESS, lsp_type.WINDOW_WORK_DONE_PROGRESS_CREATE)
+
+    @classmethod
+    def register_window_capability(cls, cap: lsp_type.WindowClientCapabilities) -> None:
+        super().register_window_capability(cap)
+        cap.work_done_progress = True
+
+    @classmethod
+    def check_server_capability(cls, cap: lsp_type.ServerCapabilities) -> None:
+        super().check_server_capability(cap)
+
+    async def receive_progress(self, noti: lsp_type.ProgressNotification) -> None:
+        value = noti.params.value
+        kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+        if kind == "begin":
+            OPEN.add(str(noti.params.token))
+        elif kind == "end":
+            OPEN.discard(str(noti.params.token))
+
+    async def respond_progress_create(
+        self, req: lsp_type.WorkDoneProgressCreateRequest
+    ) -> lsp_type.WorkDoneProgressCreateResponse:
+        return lsp_type.WorkDoneProgressCreateResponse(id=req.id, result=None)
+
+    def register_server_request_hooks(self, registry: ServerRequestHookRegistry) -> None:
+        super().register_server_request_hooks(registry)
+        registry.register(
+            lsp_type.PROGRESS,
+            ServerNotificationHook(
+                cls=lsp_type.ProgressNotification, execute=self.receive_progress
+            ),
+        )
+        registry.register(
+            lsp_type.WINDOW_WORK_DONE_PROGRESS_CREATE,
+            ServerRequestHook(
+                cls=lsp_type.WorkDoneProgressCreateRequest, execute=self.respond_progress_create
+            ),
+        )
+
+
+@define
+class SettlingBasedpyright(WithWorkDoneProgress, BasedpyrightClient):  # type: ignore[misc]
+    """The library's basedpyright client that follows the server's progress."""
+
+
+@define
+class SettlingTypescript(WithWorkDoneProgress, TypescriptClient):  # type: ignore[misc]
+    """The library's TypeScript client that follows the server's progress."""
 
 
 def client_for(hello: dict[str, Any]) -> Any:
     """The library's client for the language, on the given server command line."""
     argv: list[str] = hello["argv"]
     server = LocalServer(program=argv[0], args=argv[1:], cwd=hello["root"])
-    kind = TypescriptClient if hello["language"] == "typescript" else BasedpyrightClient
+    typescript = hello["language"] == "typescript"
+    if hello.get("wait_progress"):
+        kind: Any = SettlingTypescript if typescript else SettlingBasedpyright
+    else:
+        kind = TypescriptClient if typescript else BasedpyrightClient
     return kind(server=server, workspace=hello["root"])
+
+
+async def settled() -> float:
+    """Wait as the truth does: 2 s, then until no progress is open; the seconds waited."""
+    began = asyncio.get_running_loop().time()
+    await asyncio.sleep(2.0)
+    while OPEN and asyncio.get_running_loop().time() - began < SETTLE_LIMIT:
+        await asyncio.sleep(0.1)
+    return asyncio.get_running_loop().time() - began
 
 
 async def run(client: Any, call: dict[str, Any]) -> Any:
@@ -75,7 +170,10 @@ async def main() -> None:
             out.write(json.dumps({"error": f"{type(error).__name__}: {error!r}"}) + "\n")
             out.flush()
             raise
-        out.write(json.dumps({"ok": True, "version": metadata.version("lsp-client")}) + "\n")
+        ready: dict[str, Any] = {"ok": True, "version": metadata.version("lsp-client")}
+        if hello.get("wait_progress"):
+            ready["waited"] = round(await settled(), 1)
+        out.write(json.dumps(ready) + "\n")
         out.flush()
         while True:
             line = await loop.run_in_executor(None, sys.stdin.readline)

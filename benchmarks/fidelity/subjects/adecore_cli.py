@@ -26,7 +26,16 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from fidelity.subject import Error, Question, Reply, Server, Subject, SubjectFailed
+from fidelity.subject import (
+    Error,
+    NoAnswer,
+    Question,
+    Reply,
+    Server,
+    Subject,
+    SubjectFailed,
+    import_cycle,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 EXECUTABLE = str(REPO / ".venv" / "bin" / "adecore-lsp")
@@ -79,11 +88,13 @@ def incomplete(data: dict[str, Any]) -> str | None:
 
 
 def errors_of(items: list[dict[str, Any]]) -> frozenset[Error]:
-    """The error-severity diagnostics of ``items`` (1-based) as 0-based places."""
+    """The error-severity diagnostics of ``items`` (1-based) as 0-based places, import
+    cycles left out (as on the truth's side)."""
     return frozenset(
         (str(item["path"]), int(item["line"]) - 1, int(item["column"]) - 1)
         for item in items
         if item.get("severity") == "error"
+        and not import_cycle(item.get("code"), item.get("message"))
     )
 
 
@@ -106,7 +117,7 @@ async def run(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, byt
         with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)
         await process.wait()
-        raise SubjectFailed(f"{argv[1]}: no answer in {CALL_LIMIT:.0f} s") from error
+        raise NoAnswer(f"{argv[1]}: no answer in {CALL_LIMIT:.0f} s") from error
     return process.returncode or 0, out, err.decode("utf-8", "replace")
 
 
@@ -243,7 +254,7 @@ class AdecoreCli(Subject):
             return
         before = {pid: command_line(pid) for pid in processes(self.pids())}
         env = self.env or environment(None, self.runtime)
-        with contextlib.suppress(SubjectFailed):
+        with contextlib.suppress(SubjectFailed, NoAnswer):
             await run([executable(), "daemon", "stop"], Path("/"), env)
         for pid, line in before.items():
             if line and command_line(pid) == line:

@@ -35,6 +35,7 @@ from fidelity.subject import (
     Server,
     Subject,
     SubjectFailed,
+    import_cycle,
 )
 from fidelity.subjects.mcp_client import Answer, McpServer
 
@@ -44,8 +45,11 @@ _CELL = {sep: re.compile(rf'"(?:[^"\\]|\\.)*"|[^{sep}]*') for sep in "|,"}
 _HEADER = re.compile(
     r"^##\s*(?P<key>\"(?:[^\"\\]|\\.)*\"\s*)?\[(?P<count>\d+)\]\{(?P<cols>.*)\}\s*$"
 )
-_FLAG = re.compile(
-    r"indexed=false|incomplete|partial|stale|timed? ?out|still indexing|not ready|truncat",
+_INDEXED = re.compile(r"^indexed=(true|false)\b")
+"""agent-lsp's own field on a references answer: ``indexed=false (...)`` when the language
+server had not finished indexing."""
+_HEDGE = re.compile(
+    r"incomplete|partial|stale|may be|might|timed? ?out|still indexing|not ready|truncat",
     re.IGNORECASE,
 )
 
@@ -84,9 +88,19 @@ def gcf_tables(text: str) -> tuple[list[dict[str, str]], list[str]]:
     return rows, words
 
 
-def _flag(words: list[str]) -> str | None:
-    said = [line for line in words if _FLAG.search(line)]
-    return " / ".join(said) if said else None
+def said(words: list[str]) -> tuple[str | None, str | None]:
+    """What an answer's lines outside its tables say of it: its ``indexed=false`` field
+    (flagged), and any other line that hedges in free text (hedged)."""
+    flagged: list[str] = []
+    hedged: list[str] = []
+    for line in words:
+        field = _INDEXED.match(line)
+        if field:
+            if field.group(1) == "false":
+                flagged.append(line)
+        elif _HEDGE.search(line):
+            hedged.append(line)
+    return (" / ".join(flagged) or None), (" / ".join(hedged) or None)
 
 
 class AgentLsp(Subject):
@@ -143,24 +157,28 @@ class AgentLsp(Subject):
             if "FilePath" in row and "StartLine" in row:
                 places.add((self._relative(row["FilePath"]), int(row["StartLine"]) - 1))
         places.discard((question.path, question.line))
-        return Reply(places=frozenset(places), flagged=_flag(words), size=answer.size)
+        flagged, hedged = said(words)
+        return Reply(places=frozenset(places), flagged=flagged, hedged=hedged, size=answer.size)
 
     async def diagnostics(self, paths: list[str]) -> Reply:
         """``get_diagnostics`` of each file, the errors (severity 1) kept."""
         errors: set[Error] = set()
-        said: list[str] = []
+        lines: list[str] = []
         size = 0
         for path in paths:
             answer = await self._call("get_diagnostics", {"file_path": str(self.root / path)})
             size += answer.size
             rows, words = gcf_tables(answer.text)
-            said += words
+            lines += words
             for row in rows:
-                if row.get("Severity") == "1":
+                if row.get("Severity") == "1" and not import_cycle(
+                    row.get("Code"), row.get("Message")
+                ):
                     where = self._relative(row["#key"]) if row["#key"] else path
                     start = (int(row["Range>Start>Line"]), int(row["Range>Start>Character"]))
                     errors.add((where, *start))
-        return Reply(errors=frozenset(errors), flagged=_flag(said), size=size)
+        flagged, hedged = said(lines)
+        return Reply(errors=frozenset(errors), flagged=flagged, hedged=hedged, size=size)
 
     async def edit(self, path: str, old: str, new: str) -> Reply:
         """``apply_edit`` in its text-match mode."""
@@ -184,14 +202,18 @@ class AgentLsp(Subject):
         return Reply(size=answer.size)
 
     def pids(self) -> list[int]:
+        """agent-lsp's own process (its Python launcher; the Go server and the language
+        server are below it)."""
         return [self.mcp.pid] if self.mcp is not None and self.mcp.pid else []
 
     async def stop(self) -> None:
+        """Close the MCP session and end every process of it."""
         if self.mcp is not None:
             await self.mcp.close()
             self.mcp = None
 
     async def version(self) -> str:
+        """agent-lsp's own ``--version``."""
         try:
             done = subprocess.run(
                 [str(self.python.parent / "agent-lsp"), "--version"],

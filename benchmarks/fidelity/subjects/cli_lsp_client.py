@@ -34,7 +34,16 @@ import tempfile
 from pathlib import Path
 
 from fidelity import peers
-from fidelity.subject import NotSupported, Question, Reply, Server, Subject, SubjectFailed
+from fidelity.subject import (
+    NoAnswer,
+    NotSupported,
+    Question,
+    Reply,
+    Server,
+    Subject,
+    SubjectFailed,
+    import_cycle,
+)
 from fidelity.subjects.mcp_client import descendants
 
 PACKAGE = "cli-lsp-client-linux-x64@1.24.0"
@@ -50,14 +59,27 @@ BUILT_IN = {
 """The built-in server entries (id, extensions, root patterns) the configuration overrides."""
 
 
+HEDGE = re.compile(r"incomplete|partial|stale|may be|might|timed? ?out|not ready|truncat", re.I)
+
+
 def errors_of(path: str, text: str) -> set[tuple[str, int, int]]:
-    """The ERROR lines of ``diagnostics``'s output as 0-based (path, line, column)."""
+    """The ERROR lines of ``diagnostics``'s output as 0-based (path, line, column), import
+    cycles left out (as on the truth's side)."""
     found: set[tuple[str, int, int]] = set()
     for line in ANSI.sub("", text).splitlines():
         match = LINE.match(line)
-        if match and match.group(1) == "ERROR":
+        if match and match.group(1) == "ERROR" and not import_cycle(message=line[match.end() :]):
             found.add((path, int(match.group(2)) - 1, int(match.group(3)) - 1))
     return found
+
+
+def hedges_of(text: str) -> list[str]:
+    """The output's lines that are not findings (nor a finding's continuation) and hedge."""
+    said = []
+    for line in ANSI.sub("", text).splitlines():
+        if line.strip() and not line.startswith((" ", "\t", "[")) and HEDGE.search(line):
+            said.append(line.strip()[:200])
+    return said
 
 
 class CliLspClient(Subject):
@@ -93,7 +115,7 @@ class CliLspClient(Subject):
         except asyncio.TimeoutError as error:
             process.kill()
             await process.wait()
-            raise SubjectFailed(f"{args[0]}: no answer in {timeout:.0f} s") from error
+            raise NoAnswer(f"{args[0]}: no answer in {timeout:.0f} s") from error
         code = process.returncode if process.returncode is not None else -1
         return code, out.decode(errors="replace"), err.decode(errors="replace")
 
@@ -120,6 +142,7 @@ class CliLspClient(Subject):
     async def diagnostics(self, paths: list[str]) -> Reply:
         """``diagnostics FILE`` for each file in turn; its ERROR lines."""
         errors: set[tuple[str, int, int]] = set()
+        hedges: list[str] = []
         size = 0
         for path in paths:
             code, out, err = await self._run("diagnostics", path)
@@ -129,7 +152,8 @@ class CliLspClient(Subject):
                     f"diagnostics {path}: exit {code}: {(err or out).strip()[:500]}"
                 )
             errors |= errors_of(path, err + "\n" + out)
-        return Reply(errors=frozenset(errors), size=size)
+            hedges += hedges_of(err + "\n" + out)
+        return Reply(errors=frozenset(errors), hedged=" / ".join(hedges) or None, size=size)
 
     def _daemon(self) -> int | None:
         """The daemon's pid, from its pid file in the adapter's temp folder."""
@@ -152,7 +176,7 @@ class CliLspClient(Subject):
         pid = self._daemon()
         left = descendants(pid) if pid is not None else []
         if pid is not None:
-            with contextlib.suppress(SubjectFailed):
+            with contextlib.suppress(SubjectFailed, NoAnswer):
                 await self._run("stop", timeout=15)
             for _ in range(50):
                 if self._daemon() is None:

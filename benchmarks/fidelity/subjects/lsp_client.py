@@ -58,9 +58,11 @@ def python312() -> str:
 
 
 class LspClient(Subject):
-    """lsp-client's ready-made clients: references, and rename for Python."""
+    """lsp-client's ready-made clients: references, and rename for Python; asked as soon as
+    its context has opened."""
 
     name = "lsp-client"
+    wait_progress = False
 
     def __init__(self) -> None:
         self.note = ""
@@ -82,7 +84,7 @@ class LspClient(Subject):
         log = peers.PEERS / "lsp-client" / "logs" / f"{root.name}.stderr"
         self.driver = Driver(python, DRIVERS / "lsp_client_driver.py", root, log)
         hello = {"root": str(root), "language": server.language, "server_id": server.id,
-                 "argv": list(server.argv)}  # fmt: skip
+                 "argv": list(server.argv), "wait_progress": self.wait_progress}  # fmt: skip
         # No installs at run time: a missing server is an error, not an npm -g.
         env = {"LSP_CLIENT_DISABLE_AUTO_INSTALLATION": "true"}
         try:
@@ -90,6 +92,11 @@ class LspClient(Subject):
         except SubjectFailed:
             await self.stop()
             raise
+        if self.wait_progress:
+            self.note = (
+                "waits for the server's progress to end before its first question, as the"
+                " truth does (a progress mixin, the library's own extension point)"
+            )
 
     async def references(self, question: Question) -> Reply:
         """``request_references(include_declaration=False)``."""
@@ -137,3 +144,11 @@ class LspClient(Subject):
         if self.driver is not None and self.driver.ready.get("version"):
             return str(self.driver.ready["version"])
         return REQUIREMENTS[0].split("==")[1]
+
+
+class LspClientSettled(LspClient):
+    """The same clients, each with a progress mixin: started, then asked only once the
+    server's progress has ended (2 s, then until every progress begun has ended)."""
+
+    name = "lsp-client-settled"
+    wait_progress = True

@@ -22,7 +22,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import TextContent
 
-from fidelity.subject import SubjectFailed
+from fidelity.subject import NoAnswer, SubjectFailed
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class McpServer:
         try:
             result = await asyncio.wait_for(self._client.call_tool(tool, dict(arguments)), timeout)
         except asyncio.TimeoutError as error:
-            raise SubjectFailed(f"{tool}: no answer in {timeout:.0f} s") from error
+            raise NoAnswer(f"{tool}: no answer in {timeout:.0f} s") from error
         except Exception as error:
             raise SubjectFailed(f"{tool}: {type(error).__name__}: {error}") from error
         text = "\n".join(b.text for b in result.content if isinstance(b, TextContent))

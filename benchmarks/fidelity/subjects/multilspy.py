@@ -31,10 +31,20 @@ from pathlib import Path
 from typing import Any
 
 from fidelity import peers
-from fidelity.subject import NotSupported, Question, Reply, Server, Subject, SubjectFailed
+from fidelity.subject import (
+    NoAnswer,
+    NotSupported,
+    Question,
+    Reply,
+    Server,
+    Subject,
+    SubjectFailed,
+)
 from fidelity.subjects.mcp_client import descendants
 
 DRIVERS = Path(__file__).resolve().parents[1] / "drivers"
+JEDI = "jedi-language-server"
+"""The server multilspy always runs for Python (a dependency of its own venv)."""
 START_TIMEOUT = 180.0
 CALL_TIMEOUT = 60.0
 
@@ -102,7 +112,7 @@ class Driver:
             answer = await asyncio.wait_for(future, timeout)
         except asyncio.TimeoutError as error:
             self._pending.pop(self._next, None)
-            raise SubjectFailed(f"{op}: no answer in {timeout:.0f} s") from error
+            raise NoAnswer(f"{op}: no answer in {timeout:.0f} s") from error
         if "error" in answer:
             raise SubjectFailed(f"{op}: {answer['error']}")
         if "unsupported" in answer:
@@ -182,6 +192,14 @@ class Multilspy(Subject):
             await self.stop()
             raise
         self.note = str(ready.get("note", ""))
+
+    async def own_server(self, server: Server) -> Server | None:
+        """For Python, the jedi-language-server of multilspy's own venv (it cannot be given
+        another); for TypeScript, None: it runs the given server."""
+        if server.language != "python":
+            return None
+        python = await asyncio.to_thread(self._python)
+        return Server("jedi-language-server", "python", (str(python.parent / JEDI),))
 
     async def references(self, question: Question) -> Reply:
         """``request_references`` (it asks without the declaration)."""

@@ -29,13 +29,25 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from fidelity import peers
-from fidelity.subject import Error, Place, Question, Reply, Server, Subject, SubjectFailed
+from fidelity.subject import (
+    Error,
+    Place,
+    Question,
+    Reply,
+    Server,
+    Subject,
+    SubjectFailed,
+    import_cycle,
+)
 from fidelity.subjects.mcp_client import Answer, McpServer
 
 VERSION = "2.1.0"
 CALL_TIMEOUT = 240.0
 _MARKED = re.compile(r"^\s*>\s*(\d+):", re.MULTILINE)
-_FLAG = re.compile(r"^.*(too long|incomplete|partial|stale|timed? ?out|truncat).*$", re.I | re.M)
+TOO_LONG = "The answer is too long ("
+"""serena's own marker (``TextOutputUtils.limit_length``): an answer that starts with it was
+shortened or left out."""
+_HEDGE = re.compile(r"incomplete|partial|stale|may be|might|timed? ?out|not ready|truncat", re.I)
 
 
 def _json(text: str) -> Any:
@@ -49,9 +61,15 @@ def _json(text: str) -> Any:
         return None
 
 
-def _flag(text: str) -> str | None:
-    said = _FLAG.search(text[:400])
-    return said.group(0).strip() if said else None
+def said(text: str) -> tuple[str | None, str | None]:
+    """What an answer says of itself: serena's "too long" marker at its start (flagged), or
+    free text before its JSON that hedges (hedged); code snippets inside the JSON are never
+    read."""
+    if text.startswith(TOO_LONG):
+        return text.split("\n", 1)[0][:200], None
+    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=len(text))
+    hedge = _HEDGE.search(text[:start])
+    return None, (text[:start].strip()[:200] if hedge else None)
 
 
 class Serena(Subject):
@@ -153,27 +171,37 @@ class Serena(Subject):
                     elif "body_location" in symbol:
                         places.add((path, int(symbol["body_location"]["start_line"])))
         places.discard((question.path, question.line))
-        return Reply(places=frozenset(places), flagged=_flag(answer.text), size=answer.size)
+        flagged, hedged = said(answer.text)
+        return Reply(places=frozenset(places), flagged=flagged, hedged=hedged, size=answer.size)
 
     async def diagnostics(self, paths: list[str]) -> Reply:
         """``get_diagnostics_for_file`` of each file, errors only."""
         errors: set[Error] = set()
         flags: list[str] = []
+        hedges: list[str] = []
         size = 0
         for path in paths:
             answer = await self._call(
                 "get_diagnostics_for_file", {"relative_path": path, "min_severity": 1}
             )
             size += answer.size
-            flags += [answer.text[:200]] if _flag(answer.text) else []
+            flagged, hedged = said(answer.text)
+            flags += [flagged] if flagged else []
+            hedges += [hedged] if hedged else []
             by_file = _json(answer.text)
             for where, severities in (by_file if isinstance(by_file, dict) else {}).items():
                 for symbol in (severities.get("Error") or {}).values():
                     for item in symbol:
+                        if import_cycle(item.get("code"), item.get("message")):
+                            continue
                         start = item["range"]["start"]
                         errors.add((where, int(start["line"]), int(start["character"])))
-        flagged = " / ".join(flags) if flags else None
-        return Reply(errors=frozenset(errors), flagged=flagged, size=size)
+        return Reply(
+            errors=frozenset(errors),
+            flagged=" / ".join(flags) or None,
+            hedged=" / ".join(hedges) or None,
+            size=size,
+        )
 
     async def edit(self, path: str, old: str, new: str) -> Reply:
         """``replace_content``, the needle taken literally."""
@@ -187,9 +215,11 @@ class Serena(Subject):
         return Reply(size=(await self._call("rename_symbol", arguments)).size)
 
     def pids(self) -> list[int]:
+        """serena's own process (the language server is below it)."""
         return [self.mcp.pid] if self.mcp is not None and self.mcp.pid else []
 
     async def stop(self) -> None:
+        """Close the MCP session, end every process of it, remove its home."""
         if self.mcp is not None:
             await self.mcp.close()
             self.mcp = None
@@ -198,6 +228,7 @@ class Serena(Subject):
             self.home = None
 
     async def version(self) -> str:
+        """serena-agent's version as installed (the pin when it cannot be read)."""
         python = peers.PEERS / "serena" / "bin" / "python"
         code = "import importlib.metadata as m; print(m.version('serena-agent'))"
         try:
