@@ -313,6 +313,17 @@ def test_serenas_too_long_marker_is_its_field_and_code_snippets_are_never_read()
     assert serena.said("Results may be incomplete:\n[]") == (None, "Results may be incomplete:")
 
 
+def test_cli_lsp_client_hedges_only_before_its_findings() -> None:
+    printed = (
+        "[basedpyright] WARNING at line 3, column 1: Type is partially unknown\n"
+        'Type of "frozen" is "partial[...]"\n'
+    )
+    assert cli_lsp_client.hedges_of(printed) == []
+    assert cli_lsp_client.hedges_of("Timed out waiting for diagnostics\n") == [
+        "Timed out waiting for diagnostics"
+    ]
+
+
 # The questions ----------------------------------------------------------------------------
 
 
@@ -450,7 +461,7 @@ def test_the_tables_lead_with_right_of_asked_and_list_what_was_dropped() -> None
     text = report.table(_result())
     assert "| adecore-lsp-mcp | 1.0 | 10 of 15 | 0 | 5 | 0 | 0 | 0 |" in text
     assert "| adecore-lsp-mcp | 2 of 3 (1 honest) | 2 of 3 (1 honest) |" in text
-    assert "| adecore-lsp-mcp | 12 / 40 ms, 900 B |" in text
+    assert "| adecore-lsp-mcp | 10 of 15 | 12 / 40 ms, 900 B |" in text
     assert "| peer | 2.0 | not run: it downloads its server |" in text
     assert "| tomli 2.0.1 (9 s) | 3 | 3 | 3 | 3 | 3 |" in text
     assert "- tomli 2.0.1: load: the witnesses disagree" in text

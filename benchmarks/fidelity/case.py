@@ -20,6 +20,8 @@ from fidelity.trees import TSCONFIG_NOTE, git, source_files, workspace
 
 BATCH = 8
 """Candidates settled at once; more batches follow until enough questions agree."""
+SPARE = 2
+"""Rename candidates settled beyond those asked, in case a rename's truth fails its check."""
 RENAMED = "Renamed"
 """What a rename appends to a name."""
 
@@ -98,10 +100,10 @@ class Settled:
 
 
 async def references_truth(
-    root: Path, server: Server, pool: list[Question], wanted: int, renames: int = 0
+    root: Path, server: Server, pool: list[Question], wanted: int, renames_from: int
 ) -> Settled:
     """Settle ``pool`` in batches until ``wanted`` questions agree with a use in another file;
-    the server's own rename of the last ``renames`` of them is asked in the same session.
+    the server's own rename of those from ``renames_from`` on is asked in the same session.
 
     Raises:
         NoTruth: the server never settled.
@@ -125,7 +127,7 @@ async def references_truth(
             if len(settled.order) >= wanted:
                 break
         settled.order = settled.order[:wanted]
-        for question in settled.order[len(settled.order) - renames :] if renames else []:
+        for question in settled.order[renames_from:]:
             try:
                 changes: dict[str, bytes] | str = await session.rename(
                     question, question.name + RENAMED
@@ -139,9 +141,11 @@ async def references_truth(
     return settled
 
 
-def _rename_truths(case: Case, root: Path, candidates: list[Question], settled: Settled) -> None:
-    """Keep the renames whose truth equals the server's own rename and passes the whole
-    tree's check; the others are dropped with their reason."""
+def _rename_truths(
+    case: Case, root: Path, candidates: list[Question], settled: Settled, wanted: int
+) -> None:
+    """Keep the first ``wanted`` renames whose truth equals the server's own rename and
+    passes the whole tree's check; the others tried are dropped with their reason."""
     for question in candidates:
         references = case.references[truth.key(question)]
         new_name = question.name + RENAMED
@@ -151,12 +155,9 @@ def _rename_truths(case: Case, root: Path, candidates: list[Question], settled: 
             if isinstance(own, str):
                 raise NoTruth(f"the server's own rename: {own}")
             if own != changes:
-                differ = sorted(
-                    p for p in own.keys() | changes.keys() if own.get(p) != changes.get(p)
-                )
                 raise NoTruth(
                     "the server's own rename differs from renaming every place of the"
-                    f" references truth in {differ}"
+                    f" references truth: {_first_difference(own, changes)}"
                 )
             truth.check_rename(root, case.server, references, new_name, changes)
         except NoTruth as error:
@@ -164,6 +165,24 @@ def _rename_truths(case: Case, root: Path, candidates: list[Question], settled: 
             continue
         case.renames.append(question)
         case.rename_truths[truth.key(question)] = changes
+        if len(case.renames) == wanted:
+            return
+
+
+def _first_difference(server: dict[str, bytes], references: dict[str, bytes]) -> str:
+    """The first line where the server's rename and the references truth's differ."""
+    for path in sorted(server.keys() | references.keys()):
+        ours = server.get(path, b"").decode("utf-8", "replace").splitlines()
+        theirs = references.get(path, b"").decode("utf-8", "replace").splitlines()
+        for number, (one, other) in enumerate(zip(ours, theirs, strict=False)):
+            if one != other:
+                return (
+                    f"{path}:{number + 1}: the server {one.strip()[:80]!r},"
+                    f" the references {other.strip()[:80]!r}"
+                )
+        if path not in server or path not in references:
+            return f"{path}: only {'the server' if path in server else 'the references'}"
+    return "no line differs"
 
 
 def _breaks(case: Case, root: Path, files: list[str], seed: int) -> None:
@@ -217,13 +236,14 @@ async def settle(
             f"{label}: no {server.language} definition used from another file"
             f" among its {len(files)} source files: nothing to ask"
         )
-    settled = await references_truth(root, server, pool, 2 * count - 1, count - 1)
+    renames = count - 1
+    settled = await references_truth(root, server, pool, count + renames + SPARE, count)
     case.dropped += settled.dropped
     case.references = settled.agreed
     if not settled.order:
         raise NoTruth(f"{label}: no question on which both witnesses agree: {settled.dropped[:3]}")
     case.symbols = sorted(settled.order[:count], key=lambda q: (q.path, q.line))
-    _rename_truths(case, root, settled.order[count:], settled)
+    _rename_truths(case, root, settled.order[count:], settled, renames)
     _breaks(case, root, files, seed)
     case.seconds = time.monotonic() - began
     return case
@@ -236,7 +256,8 @@ async def settle_for(case: Case, server: Server, scratch: Path) -> Case:
     Raises:
         NoTruth: the server never settled.
     """
-    root = workspace(case.pristine, scratch / f"truth-{server.id}", server.language)
+    folder = f"truth-{case.label.replace(' ', '-')}-{server.id}"
+    root = workspace(case.pristine, scratch / folder, server.language)
     session = await truth.Session.open(root, server)
     try:
         found, disagreed = await truth.witnessed(session, case.symbols)

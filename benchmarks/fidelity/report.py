@@ -73,7 +73,7 @@ def table(result: dict[str, Any]) -> str:
     lines += _head(["subject", "version", "right of asked", *kinds])
     names = list(SCENARIO_NAMES)
     per_scenario = _head(["subject", *(SCENARIO_NAMES[n] for n in names)])
-    costs = _head(["subject", *(SCENARIO_NAMES[n] for n in names)])
+    costs = _head(["subject", "right of asked", *(SCENARIO_NAMES[n] for n in names)])
     for name, entry in result["subjects"].items():
         if not _measured(entry):
             reason = str(entry["status"]).replace("|", "\\|")
@@ -90,7 +90,8 @@ def table(result: dict[str, Any]) -> str:
         per_scenario.append(
             f"| {name} | " + " | ".join(counted(scenarios[n]) for n in names) + " |"
         )
-        costs.append(f"| {name} | " + " | ".join(_cost(scenarios[n]) for n in names) + " |")
+        cells = " | ".join(_cost(scenarios[n]) for n in names)
+        costs.append(f"| {name} | {all_['right']} of {all_['asked']} | {cells} |")
     lines += ["", "Right of asked, per scenario:", "", *per_scenario]
     lines += ["", "Cost per call, p50 / p95, and the median answer's size:", "", *costs]
     lines += ["", *_questions(result)]

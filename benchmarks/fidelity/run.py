@@ -175,7 +175,12 @@ async def run_subject(
             key = (case.label, own.id)
             if key not in own_cases:
                 print(f"{case.label}: settling {own.id}'s own truth for {name}", flush=True)
-                own_cases[key] = await cases_.settle_for(case, own, scratch)
+                try:
+                    own_cases[key] = await cases_.settle_for(case, own, scratch)
+                except NoTruth as error:
+                    row = rows.setdefault(row_name, Row(version))
+                    row.entry["failures"].append(f"{case.label}: {own.id}'s own truth: {error}")
+                    continue
             asked = own_cases[key]
             note = (
                 f"scored against {own.id}'s own settled truth: it cannot be given {case.server.id}"
@@ -254,10 +259,19 @@ async def main_async(args: argparse.Namespace, subjects: list[str]) -> dict[str,
         own_cases: dict[tuple[str, str], Case] = {}
         for subject in subjects:
             began = time.monotonic()
-            rows = await run_subject(subject, runs, scratch, own_cases)
+            try:
+                rows = await run_subject(subject, runs, scratch, own_cases)
+            except Exception as error:  # the harness's own bug: said, and the run goes on
+                text = f"{type(error).__name__}: {error}"
+                rows = {subject: {**Row("unknown").finish(), "status": f"not run: {text}"}}
+                rows[subject]["failures"].append(text)
+                traceback.print_exc()
             for row in rows.values():
                 row["seconds"] = round(time.monotonic() - began, 1)
             result["subjects"].update(rows)
+            if args.json:
+                partial = json.dumps({**result, "partial": True}, indent=2, sort_keys=True)
+                Path(args.json).write_text(partial + "\n", encoding="utf-8")
         for (label, server_id), other in own_cases.items():
             result["dropped"][f"{label} ({server_id})"] = other.dropped
         return result

@@ -236,6 +236,9 @@ async def server_dies(factory: SubjectFactory, case: Case, folder: Path) -> Outc
     after the first break is written from outside, the errors of the files it breaks."""
     out = Outcome()
     tally = out.tallies["server_dies"]
+    if not case.symbols:
+        out.notes.append(f"{case.label}: a server that dies: no references question to ask")
+        return out
     question = case.symbols[0]
     async with session(factory, case, folder) as (subject, root):
         own = subject.pids()

@@ -15,6 +15,12 @@ start, and in one run of two 1 s after an edit, it said "No errors" (unflagged) 
 19 errors; in the other run it saw the edit's new error.
 ``rename_symbol`` 2.3-2.7 s, all places written. When the language server is killed it does not
 restart it: every later call fails ("LSP process has exited").
+
+What an answer says of itself: the ``indexed=true|false`` line a references answer ends with is
+its own field (``false``: flagged); any other line outside its tables that hedges ("No
+references found. This may be dead code, or the language server could not resolve references")
+is free text (hedged). Its process tree is ``agent-lsp`` (a Python launcher) above the Go
+server above the language server: the kill ends only the last.
 """
 
 from __future__ import annotations

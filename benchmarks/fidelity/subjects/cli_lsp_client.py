@@ -74,10 +74,13 @@ def errors_of(path: str, text: str) -> set[tuple[str, int, int]]:
 
 
 def hedges_of(text: str) -> list[str]:
-    """The output's lines that are not findings (nor a finding's continuation) and hedge."""
+    """The output's lines before its first finding that hedge (what follows a finding may be
+    that finding's message, "partially unknown" types included: never read as a hedge)."""
     said = []
     for line in ANSI.sub("", text).splitlines():
-        if line.strip() and not line.startswith((" ", "\t", "[")) and HEDGE.search(line):
+        if LINE.match(line):
+            break
+        if HEDGE.search(line):
             said.append(line.strip()[:200])
     return said
 
@@ -152,7 +155,7 @@ class CliLspClient(Subject):
                     f"diagnostics {path}: exit {code}: {(err or out).strip()[:500]}"
                 )
             errors |= errors_of(path, err + "\n" + out)
-            hedges += hedges_of(err + "\n" + out)
+            hedges += hedges_of(err) + hedges_of(out)
         return Reply(errors=frozenset(errors), hedged=" / ".join(hedges) or None, size=size)
 
     def _daemon(self) -> int | None:

@@ -12,6 +12,9 @@ What it does here (measured on click 8.1.7 and a small TypeScript tree, 2 shared
   back short ([] from ``echo``'s definition in 2 s; tsserver named one file of three) and whole
   a few seconds later (0.02-1.3 s a call). basedpyright's rename edit of ``echo`` named only
   utils.py (also 5 s after start); lsp-client wrote it in 0.03 s.
+- ``lsp-client-settled`` is the same client with a progress mixin (the library's own
+  extension point): it says ``window.workDoneProgress`` and is asked only once every progress
+  the server began has ended, as the truth waits.
 - Every request is bounded by the library's ``request_timeout`` (10 s by default, kept). When
   the language server is killed, the next call fails at once (an ExceptionGroup ends the
   client and the driver).

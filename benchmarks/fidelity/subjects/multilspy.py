@@ -6,7 +6,9 @@ What it does here (measured on click 8.1.7 and a small TypeScript tree, 2 shared
 
 - Python: multilspy always starts jedi-language-server (0.41.3, a dependency of its own venv);
   ``server_binary`` is run with no arguments and ``start_server`` asserts jedi's exact
-  completion capabilities, so basedpyright cannot be given. Nothing is downloaded.
+  completion capabilities, so basedpyright cannot be given. Nothing is downloaded. Its Python
+  answers are scored against jedi-language-server's own settled truth (:meth:`own_server`),
+  in a row of their own.
 - TypeScript: ``server_binary`` takes the given typescript-language-server (run with
   ``--stdio``), so nothing is downloaded (without it multilspy would ``npm install``).
 - references only (``includeDeclaration: false`` is sent, yet jedi and tsserver still name the

@@ -15,6 +15,11 @@ find_symbol + find_referencing_symbols 5-10 s on the first call (complete in eve
 0.3-2 s later; diagnostics 0.5-5 s, saw an edit's new error; rename 0.5 s, all places written;
 replace_content 0.1 s. When the language server is killed, serena starts a new one on the next
 call (5 s) and answers in full.
+
+What an answer says of itself: serena's own marker, an answer that starts "The answer is too
+long (N characters)" (``limit_length``: it was shortened or left out), is read as its field
+(flagged); free text before an answer's JSON that hedges is hedged. Code snippets inside the
+JSON are never read as words about the answer.
 """
 
 from __future__ import annotations
