@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +20,13 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 if str(BENCHMARKS) not in sys.path:
     sys.path.insert(0, str(BENCHMARKS))
 
-from fidelity import checker, processes, questions, report, scorer, truth  # noqa: E402
+from fidelity import case as case_  # noqa: E402
+from fidelity import checker, processes, questions, report, scenarios, scorer, truth  # noqa: E402
+from fidelity import run as run_  # noqa: E402
 from fidelity.lsp_wire import Wire, uri  # noqa: E402
 from fidelity.run import CONTROLS, chosen_subjects, verdict  # noqa: E402
 from fidelity.servers import SCRIPTED_TREE, for_language, scripted, write_scripted_tree  # noqa: E402
-from fidelity.subject import Question, Reply, Server, import_cycle  # noqa: E402
+from fidelity.subject import Question, Reply, Server, Subject, SubjectFailed, import_cycle  # noqa: E402
 from fidelity.subjects import adecore_cli, agent_lsp, cli_lsp_client, serena  # noqa: E402
 from fidelity.trees import own_tsconfig, source_files, workspace  # noqa: E402
 
@@ -423,6 +426,78 @@ def test_a_subject_process_that_does_not_outlive_the_kill_is_the_harnesss_failur
                 processes.kill_server([peer.pid], server)
         finally:
             peer.kill()
+
+
+# A harness failure is never a score --------------------------------------------------------
+
+
+class _Broken(Subject):
+    """An adapter with a bug in its references and a subject whose diagnostics fail."""
+
+    name = "broken"
+
+    async def start(self, root: Path, server: Server) -> None:
+        """Nothing to start."""
+
+    async def references(self, question: Question) -> Reply:
+        raise KeyError("the adapter's own bug")
+
+    async def diagnostics(self, paths: list[str]) -> Reply:
+        raise SubjectFailed("its server crashed")
+
+    def pids(self) -> list[int]:
+        return []
+
+    async def stop(self) -> None:
+        """Nothing to stop."""
+
+
+class _Empty(_Broken):
+    """Answers nothing, as if the disk held no error."""
+
+    async def diagnostics(self, paths: list[str]) -> Reply:
+        return Reply(errors=frozenset())
+
+
+def _scripted_case(tmp_path: Path) -> case_.Case:
+    root = write_scripted_tree(tmp_path / "tree")
+    return asyncio.run(case_.settle("scripted", root, scripted(), 1, 3, tmp_path / "scratch"))
+
+
+def test_an_adapters_bug_is_the_harnesss_failure_and_a_failed_call_honest_never_right(
+    tmp_path: Path,
+) -> None:
+    case = _scripted_case(tmp_path)
+    row = run_.Row("1.0")
+    asyncio.run(run_._run_case("broken", _Broken, case, row, tmp_path))
+    entry = row.finish()
+    [failure] = entry["failures"]
+    assert failure.startswith('scripted: cold_references: KeyError: "the adapter\'s own bug"')
+    assert entry["scenarios"]["cold_references"]["asked"] == 0
+    after = entry["scenarios"]["after_edit"]
+    assert (after["asked"], after["honest"], after["failed"], after["right"]) == (4, 4, 4, 0)
+    assert after["not_asked"] == 1
+    assert entry["scenarios"]["rename"]["not_asked"] == len(case.renames)
+    status, why = verdict({"subjects": {"broken": entry}})
+    assert status == 2
+    assert why == [f"broken: harness failure: {failure}"]
+
+
+def test_a_question_whose_checker_cannot_run_is_named_and_never_scored(tmp_path: Path) -> None:
+    case = _scripted_case(tmp_path)
+    unreadable = (sys.executable, "-c", "import sys; sys.exit('config unreadable')")
+    blind = replace(case, server=replace(case.server, id="blind", check=unreadable))
+    outcome = asyncio.run(scenarios.after_edit(_Empty, blind, tmp_path / "after"))
+    assert outcome.tallies["after_edit"].asked == 0
+    steps = ["(a) after the harness's write", "(b) a write from", "(c) git", "(d) a file from"]
+    assert len(outcome.failures) == 4
+    for failure, step in zip(outcome.failures, steps, strict=True):
+        assert failure.startswith(f"scripted: {step}")
+        assert "errors of pkg/" in failure
+        assert failure.endswith(": no truth: python: no JSON report: config unreadable")
+    counted = asyncio.run(scenarios.after_edit(_Empty, case, tmp_path / "counted"))
+    assert counted.failures == []
+    assert counted.tallies["after_edit"].counts["wrong"] == 4
 
 
 # The report and the exit status -------------------------------------------------------------
