@@ -31,7 +31,7 @@ def configure(hello: dict[str, Any]) -> tuple[MultilspyConfig, str]:
         note = "" if argv[1:] == ["--stdio"] else f"arguments {argv[1:]} dropped"
         return MultilspyConfig(code_language=Language.TYPESCRIPT, server_binary=argv[0]), note
     # Python is always jedi-language-server (found on PATH, from multilspy's own venv).
-    note = f"multilspy runs jedi-language-server for Python, not {hello['server_id']}"
+    note = "multilspy runs its own jedi-language-server for Python, whatever it is given"
     return MultilspyConfig(code_language=Language.PYTHON), note
 
 
