@@ -21,7 +21,16 @@ if str(BENCHMARKS) not in sys.path:
     sys.path.insert(0, str(BENCHMARKS))
 
 from fidelity import case as case_  # noqa: E402
-from fidelity import checker, processes, questions, report, scenarios, scorer, truth  # noqa: E402
+from fidelity import (  # noqa: E402
+    checker,
+    processes,
+    questions,
+    report,
+    scenarios,
+    scorer,
+    trees,
+    truth,
+)
 from fidelity import run as run_  # noqa: E402
 from fidelity.lsp_wire import Wire, uri  # noqa: E402
 from fidelity.run import CONTROLS, chosen_subjects, verdict  # noqa: E402
@@ -217,6 +226,26 @@ def test_a_rename_that_leaves_a_use_behind_fails_its_own_check(tmp_path: Path) -
     with pytest.raises(checker.NoTruth, match=r"changes the tree's errors.*unknown import"):
         truth.check_rename(root, scripted(), short, "helperRenamed", partial)
     assert (root / "pkg" / "core.py").read_text(encoding="utf-8") == texts["pkg/core.py"]
+
+
+def test_the_truth_keeps_each_files_line_ends(tmp_path: Path) -> None:
+    """A file written with ``\\r\\n`` (reduxjs-toolkit ships 94 of them): the rename truth, the
+    break committed as ``broken`` and a write from outside change the name, not the line ends."""
+    root = write_scripted_tree(tmp_path / "tree")
+    for path in ("pkg/core.py", "pkg/api.py"):
+        (root / path).write_bytes(SCRIPTED_TREE[path].replace("\n", "\r\n").encode())
+    case = asyncio.run(case_.settle("scripted", root, scripted(), 1, 3, tmp_path / "scratch"))
+    assert case.renames, case.dropped
+    for changes in case.rename_truths.values():
+        for path, text in changes.items():
+            if path in ("pkg/core.py", "pkg/api.py"):
+                assert text.count(b"\r\n") == text.count(b"\n") > 0, path
+    workspace_ = case.make_workspace(tmp_path / "copy")
+    first = case.breaks[0]
+    trees.git(workspace_, "checkout", "-q", "broken")
+    broken = (workspace_ / first.path).read_bytes()
+    original = (root / first.path).read_bytes()
+    assert broken == original.replace(first.old.encode(), first.new.encode(), 1) != original
 
 
 # The truth of diagnostics -------------------------------------------------------------------

@@ -16,7 +16,7 @@ from fidelity import checker, questions, truth
 from fidelity.checker import NoTruth
 from fidelity.questions import Break
 from fidelity.subject import Question, Server
-from fidelity.trees import TSCONFIG_NOTE, git, source_files, workspace
+from fidelity.trees import TSCONFIG_NOTE, git, read_text, source_files, workspace, write_text
 
 BATCH = 8
 """Candidates settled at once; more batches follow until enough questions agree."""
@@ -55,7 +55,7 @@ class Case:
         if self.breaks:
             first = self.breaks[0]
             path = root / first.path
-            path.write_text(apply(path.read_text(encoding="utf-8"), first), encoding="utf-8")
+            write_text(path, apply(read_text(path), first))
             git(root, "commit", "-q", "-am", "broken")
             git(root, "tag", "broken")
             git(root, "checkout", "-q", "base")
@@ -194,16 +194,16 @@ def _breaks(case: Case, root: Path, files: list[str], seed: int) -> None:
             continue
         pair = [change.path, change.dependent]
         path = root / change.path
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
         try:
             before = checker.errors(root, case.server, pair)
-            path.write_text(apply(text, change), encoding="utf-8")
+            write_text(path, apply(text, change))
             after = checker.errors(root, case.server, pair)
         except NoTruth as error:
             case.dropped.append(f"break of {change.name}: {error}")
             continue
         finally:
-            path.write_text(text, encoding="utf-8")
+            write_text(path, text)
         if after and after != before:
             case.breaks.append(change)
         else:

@@ -114,7 +114,7 @@ class Wire:
             OSError, UnicodeDecodeError: the file cannot be read as UTF-8 (nothing is sent).
         """
         key = uri(path)
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")  # line ends as on disk
         if key in self.versions:
             self.versions[key] += 1
             self.notify(

@@ -24,7 +24,7 @@ from fidelity.checker import NoTruth
 from fidelity.questions import new_file
 from fidelity.scorer import EmptyTruth, Tally
 from fidelity.subject import NotSupported, Question, Reply, Subject, SubjectFailed
-from fidelity.trees import git, language_files
+from fidelity.trees import git, language_files, read_text, write_text
 
 CALL_LIMIT = 180.0
 """The longest the harness waits for one answer, in seconds."""
@@ -167,7 +167,7 @@ async def after_edit(factory: SubjectFactory, case: Case, folder: Path) -> Outco
     pair = [first.path, first.dependent]
     both = list(dict.fromkeys([*pair, second.path, second.dependent]))
     async with session(factory, case, folder) as (subject, root):
-        base = {p: (root / p).read_text(encoding="utf-8") for p in {first.path, second.path}}
+        base = {p: read_text(root / p) for p in {first.path, second.path}}
         expected = files_of(root, case)
         expected[first.path] = apply(base[first.path], first).encode("utf-8")
         step = "(a) after the subject's edit"
@@ -192,7 +192,7 @@ async def after_edit(factory: SubjectFactory, case: Case, folder: Path) -> Outco
         texts = dict(base)
         texts[second.path] = apply(texts[second.path], second)
         for path, text in texts.items():
-            (root / path).write_text(text, encoding="utf-8")
+            write_text(root / path, text)
         await ask_errors(subject, case, root, both, "(b) a write from outside", tally, out)
         git(root, "checkout", "-q", "-f", "broken")
         await ask_errors(subject, case, root, both, "(c) git checkout", tally, out)
@@ -265,7 +265,7 @@ async def server_dies(factory: SubjectFactory, case: Case, folder: Path) -> Outc
         if case.breaks:
             first = case.breaks[0]
             path = root / first.path
-            path.write_text(apply(path.read_text(encoding="utf-8"), first), encoding="utf-8")
+            write_text(path, apply(read_text(path), first))
             step = "after the kill and a write from outside"
             await ask_errors(subject, case, root, [first.path, first.dependent], step, tally, out)
     return out

@@ -132,6 +132,17 @@ def copy_tree(source: Path, target: Path) -> None:
     shutil.copytree(source, target, ignore=ignored, symlinks=False)
 
 
+def read_text(path: Path) -> str:
+    """``path``'s UTF-8 text with its line ends as on disk (``read_text`` would turn ``\\r\\n``
+    into ``\\n``, and a truth or a write built on it would change lines nobody edited)."""
+    return path.read_bytes().decode("utf-8")
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` as UTF-8, byte for byte (no line-end translation)."""
+    path.write_bytes(text.encode("utf-8"))
+
+
 def git(root: Path, *arguments: str) -> str:
     """Run git in ``root`` with a fixed identity and no user configuration."""
     env_free = [
