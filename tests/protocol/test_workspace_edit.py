@@ -10,6 +10,7 @@ import pytest
 
 from adecore_lsp.protocol.documents.documents import TextDocument
 from adecore_lsp.protocol.documents.uris import uri_to_path
+from adecore_lsp.protocol.shapes.text_edits import apply_text_edits, text_edit_offsets
 from adecore_lsp.protocol.shapes.workspace_edit import (
     CloseDocument,
     CreateFile,
@@ -21,11 +22,9 @@ from adecore_lsp.protocol.shapes.workspace_edit import (
     Refusal,
     RenameFile,
     WriteText,
-    apply_text_edits,
     needs_confirmation,
     parse_edit,
     plan_edit,
-    text_edit_offsets,
 )
 
 P = PurePosixPath

@@ -36,14 +36,15 @@ overlay, and returns an :class:`EditPlan` of operations for the I/O layer to run
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import PurePath
 from typing import Any, Literal, Protocol
 
 from ..documents.documents import TextDocument
-from ..documents.positions import LineIndex, PositionEncoding, check_encoding, range_tuples
+from ..documents.positions import PositionEncoding, check_encoding, range_tuples
+from .text_edits import Span, apply_text_edits, spliced, text_edit_offsets
 
 # Internal to the library: apply_edit in adecore_lsp.features.apply is the public face.
 __all__: list[str] = []
@@ -178,8 +179,6 @@ class _Refused(Exception):
 
 # -- parsing ---------------------------------------------------------------------------
 
-_Span = tuple[tuple[int, int], tuple[int, int]]
-
 
 @dataclass(frozen=True)
 class TextChange:
@@ -187,7 +186,7 @@ class TextChange:
 
     uri: str
     version: int | None
-    edits: tuple[tuple[_Span, str], ...]
+    edits: tuple[tuple[Span, str], ...]
     annotations: tuple[str, ...]
 
 
@@ -295,7 +294,7 @@ def _text_change(uri: object, version: int | None, edits: object) -> TextChange:
     checked = _uri(uri)
     if not isinstance(edits, list):
         raise _Refused(f"the edits of {checked} must be a list of TextEdits, got {edits!r}")
-    parsed: list[tuple[_Span, str]] = []
+    parsed: list[tuple[Span, str]] = []
     for edit in edits:
         if not isinstance(edit, Mapping) or not isinstance(edit.get("newText"), str):
             raise _Refused(f"a TextEdit needs a range and a string newText: {edit!r}")
@@ -361,7 +360,7 @@ class _Named:
     uri: str
     base: str
     """The text before the first of them."""
-    edits: tuple[tuple[_Span, str], ...]
+    edits: tuple[tuple[Span, str], ...]
     """The edits of the first of them (about ``base``)."""
     changes: int = 1
     other: str | None = None
@@ -483,7 +482,7 @@ class _Planner:
             new = self._merged(named, change)
         else:
             spans = text_edit_offsets(text, change.edits, self.encoding, change.uri)
-            new = _spliced(text, spans)
+            new = spliced(text, spans)
             if named is None:
                 self.named[path] = _Named(change.uri, text, change.edits)
             else:
@@ -621,64 +620,3 @@ def plan_edit(
         except (_Refused, ValueError) as refused:
             return Refusal(f"change {number}: {refused}", number)
     return EditPlan(tuple(planner.operations))
-
-
-def apply_text_edits(
-    text: str,
-    edits: Collection[tuple[_Span, str]],
-    encoding: PositionEncoding,
-    uri: str = "the document",
-) -> str:
-    """``text`` with ``edits`` applied, each against ``text`` as it is (not in sequence).
-
-    Raises:
-        ValueError: a line past the last line, or edits that overlap.
-    """
-    if not edits:
-        return text
-    return _spliced(text, text_edit_offsets(text, edits, encoding, uri))
-
-
-def text_edit_offsets(
-    text: str,
-    edits: Collection[tuple[_Span, str]],
-    encoding: PositionEncoding,
-    uri: str = "the document",
-) -> tuple[tuple[int, int, str], ...]:
-    """``edits`` (LSP ranges in ``encoding``, each against ``text`` as it is) as
-    ``(start, end, new text)`` in code points of ``text``, in the order they apply (by
-    place; inserts at one place in the order given).
-
-    Raises:
-        ValueError: a line past the last line, or edits that overlap.
-    """
-    if not edits:
-        return ()
-    index = LineIndex(text, encoding)
-    lines = index.line_count
-    spans: list[tuple[int, int, int, str]] = []
-    for order, (((start_line, start_char), (end_line, end_char)), new) in enumerate(edits):
-        if end_line >= lines:
-            raise ValueError(f"an edit of {uri} reaches line {end_line}; it has {lines} lines")
-        start = index.offset_for(start_line, start_char, encoding)
-        end = index.offset_for(end_line, end_char, encoding)
-        spans.append((start, end, order, new))
-    spans.sort()
-    at = 0
-    for start, end, _order, _new in spans:
-        if start < at:
-            raise ValueError(f"edits of {uri} overlap at {index.position_at(start)}")
-        at = end
-    return tuple((start, end, new) for start, end, _order, new in spans)
-
-
-def _spliced(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
-    """``text`` with each ``(start, end, new text)`` of ``spans`` (in order) put in."""
-    pieces: list[str] = []
-    at = 0
-    for start, end, new in spans:
-        pieces.append(text[at:start])
-        pieces.append(new)
-        at = end
-    pieces.append(text[at:])
-    return "".join(pieces)

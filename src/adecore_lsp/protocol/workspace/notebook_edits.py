@@ -18,7 +18,7 @@ from typing import Any
 
 from ..documents.notebooks import CellPosition, JoinedDocument, Notebook, parse_cell_uri
 from ..documents.positions import LineIndex, check_encoding, range_tuples
-from ..shapes.workspace_edit import apply_text_edits
+from ..shapes.text_edits import apply_text_edits
 
 # Internal to the library: nothing here is public API (adecore_lsp re-exports what is).
 __all__: list[str] = []
