@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.cli.conftest import need, run, tool_env
+from tests.hostile_repo import git
 
 pytestmark = pytest.mark.real_server
 
@@ -83,16 +84,6 @@ CASES["ty"] = (PYTHON, *CASES["basedpyright"][1:])
 GO_HELPER = "\n// name is a name.\nfunc name(n int) string {\n\treturn string(rune(n))\n}\n"
 
 
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
-
-
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     (tmp_path / "runtime").mkdir(mode=0o700)
@@ -121,7 +112,10 @@ def project(base: Path, server: str) -> Path:
     return root
 
 
-def hook(root: Path, env: dict[str, str], event: str, given: dict[str, Any]) -> dict[str, Any]:
+def hook_out(
+    root: Path, env: dict[str, str], event: str, given: dict[str, Any], timeout: float = 180
+) -> str:
+    """What ``hook claude-code EVENT`` prints, given ``given`` on stdin (it exits 0)."""
     done = subprocess.run(
         [sys.executable, "-m", "adecore_lsp", "hook", "claude-code", event],
         cwd=root,
@@ -129,11 +123,16 @@ def hook(root: Path, env: dict[str, str], event: str, given: dict[str, Any]) -> 
         input=json.dumps(given),
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=timeout,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    said: dict[str, Any] = json.loads(done.stdout) if done.stdout.strip() else {}
+    return done.stdout
+
+
+def hook(root: Path, env: dict[str, str], event: str, given: dict[str, Any]) -> dict[str, Any]:
+    out = hook_out(root, env, event, given)
+    said: dict[str, Any] = json.loads(out) if out.strip() else {}
     return said
 
 

@@ -5,16 +5,15 @@ stop names every error the turn introduced."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cli.conftest import need, run, tool_env
-from tests.cli.test_hook_affected import FIXTURES, git
+from tests.cli.conftest import need, run
+from tests.cli.test_hook_affected import FIXTURES, hook_out
+from tests.hostile_repo import git
 
 pytestmark = pytest.mark.real_server
 
@@ -22,18 +21,7 @@ FILES = 8
 
 
 def hook(root: Path, env: dict[str, str], event: str, given: dict[str, Any]) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "adecore_lsp", "hook", "claude-code", event],
-        cwd=root,
-        env=tool_env(env),
-        input=json.dumps(given),
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return hook_out(root, env, event, given, timeout=240)
 
 
 @pytest.mark.parametrize("daemon", ["on", "off"])
