@@ -329,6 +329,73 @@ SCENARIOS: dict[str, tuple[float, list[Step]]] = {
 }
 
 
+QUIET: dict[str, list[Step]] = {
+    "gopls: the open's report comes after the change, and none for the change": [
+        Busy(0.0, True),
+        Expect(0.1, 1),
+        Busy(0.15, False),
+        Expect(0.2, 2),  # sent before the open's report came
+        Push(0.3, 1, [X]),  # about version 1: gopls' delivered report
+        Check(0.5, False, [X], True, 0.3 + SETTLE),
+        # Quiet for the window after its last report: that report stands for version 2.
+        Check(0.3 + SETTLE, True, [X], False),
+        Expect(1.0, 3),
+        Check(1.0 + SETTLE, True, [X], False),
+        Push(1.5, 3, [Y]),  # a report for the version: the versioned rule again
+        Check(1.6, False, [Y], False, 1.5 + SETTLE),
+        Check(1.5 + SETTLE, True, [Y], False),
+    ],
+    "the window starts again at any report, progress holds it, and its end counts": [
+        Expect(0.0, 1),
+        Push(0.1, None, [X]),
+        Expect(1.0, 2),
+        Push(1.2, None, [Y], B),  # gopls still reporting on another file
+        Check(1.0 + SETTLE, False, [X], True, 1.2 + SETTLE),
+        Busy(1.3, True),
+        Check(3.0, False, [X], True),
+        Busy(3.1, False),
+        Check(3.1 + SETTLE - 0.01, False, [X], True, 3.1 + SETTLE),
+        Check(3.1 + SETTLE, True, [X], False),
+    ],
+    "a document it never reported on is never taken for clean": [
+        Expect(0.0, 1),
+        Push(0.1, 7, [X]),  # a version never sent is not what it delivered
+        Check(5.0, False, [], True),
+        Push(5.1, None, [X], B),
+        Check(9.0, False, [], True),
+    ],
+    "its report after a close is what it delivered last": [
+        Expect(0.0, 1),
+        Push(0.1, 1, []),
+        Close(),
+        Push(0.2, None, [Z]),  # gopls diagnoses the file on disk after the close
+        Expect(1.0, 1),
+        Check(1.0 + SETTLE, True, [Z], False),
+    ],
+    "a pull-mode document waits for its pull": [
+        Expect(0.0, 1, "pull"),
+        Push(0.1, None, [X]),
+        Expect(1.0, 2, "pull"),
+        Check(9.0, False, [X], True),
+    ],
+}
+
+
+@pytest.mark.parametrize("steps", list(QUIET.values()), ids=list(QUIET))
+def test_a_server_quiet_when_unchanged(steps: list[Step]) -> None:
+    """A server that sends nothing when a report would equal the last it delivered (gopls):
+    quiet for the settle window after a change, its last report stands."""
+    run(DiagnosticsFinality(SETTLE, quiet_when_unchanged=True), steps)
+
+
+def test_other_servers_never_take_silence_for_a_report() -> None:
+    """Without ``quiet_when_unchanged``, the gopls sequence above waits for ever."""
+    finality = DiagnosticsFinality(SETTLE)
+    gopls = QUIET["gopls: the open's report comes after the change, and none for the change"]
+    run(finality, gopls[:5])
+    assert finality.status(A, 60.0) == FinalityStatus(False, [X], True, None)
+
+
 @pytest.mark.parametrize(("settle", "steps"), list(SCENARIOS.values()), ids=list(SCENARIOS))
 def test_scenarios(settle: float, steps: list[Step]) -> None:
     """Each server's sequence gives the statuses listed, at the times listed."""

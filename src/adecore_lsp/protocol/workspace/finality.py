@@ -51,6 +51,16 @@ as final only a settle window after the change (the server's new reports come fi
 :meth:`silent_since` says since when a document has heard nothing for its current version,
 so that the workspace can ask such a server directly and feed the answer as a pull.
 
+**Quiet when unchanged.** gopls sends nothing when a change leaves a document's report equal
+to the last one it delivered for that document (its own code keeps a "delivered" report per
+file and skips an equal one): measured, an open whose report came after the next change was
+sent, and no report for that change at all. For such a server (``quiet_when_unchanged``), a
+document with nothing for its current version, once the server has been quiet for the settle
+window (after the later of the change, its last report about any file, the end of its
+progress and the last change of other files), is final with the last report the server
+delivered for it, whatever its version. A document the server never reported on stays
+waiting: its silence may mean that no one checked it.
+
 **Heard and answered.** A wait bounds a server's silence, not its work (:mod:`.silence`):
 :attr:`~DiagnosticsFinality.heard_at` is when the server last said something about an
 expected document (a push, a pull answer, for any version) or asked for its diagnostics
@@ -163,6 +173,8 @@ class DiagnosticsFinality:
 
     ``settle`` is the settle window of versioned pushes and the quiet window of unversioned
     ones, in seconds (the server's spec sets it from what was measured).
+    ``quiet_when_unchanged``: the server sends nothing when a report would equal the last it
+    delivered for the document (see "Quiet when unchanged").
 
     Raises:
         ValueError: a negative ``settle``.
@@ -170,21 +182,27 @@ class DiagnosticsFinality:
 
     __slots__ = (
         "_changed_at",
+        "_delivered",
         "_documents",
         "_generation",
         "_last_push_at",
         "_progress",
         "_progress_ended_at",
+        "_quiet",
         "answered_at",
         "heard_at",
         "settle",
     )
 
-    def __init__(self, settle: float) -> None:
+    def __init__(self, settle: float, *, quiet_when_unchanged: bool = False) -> None:
         if settle < 0:
             raise ValueError(f"settle ({settle}) must not be negative")
         self.settle = settle
+        self._quiet = quiet_when_unchanged
         self._documents: dict[str, _Document] = {}
+        self._delivered: dict[str, list[Any]] = {}
+        """The last report pushed about each URI, any version, expected or not (kept only
+        for a server quiet when unchanged: its silence repeats it)."""
         self._progress = False
         self._progress_ended_at = float("-inf")
         self._last_push_at = float("-inf")
@@ -240,6 +258,8 @@ class DiagnosticsFinality:
         """
         self._last_push_at = now
         document = self._documents.get(uri)
+        if self._quiet and (document is None or version is None or version <= document.version):
+            self._delivered[uri] = list(items)  # what the server holds as delivered
         if document is None:
             return
         self.heard_at = now
@@ -345,7 +365,7 @@ class DiagnosticsFinality:
         document = self._documents.get(uri)
         if document is None:
             return FinalityStatus(False, [], True, None)
-        return self._status(document, now)
+        return self._status(uri, document, now)
 
     def silent_since(self, uri: str) -> tuple[int, float] | None:
         """``(version, since when)`` while nothing at all has come for ``uri``'s current
@@ -364,7 +384,7 @@ class DiagnosticsFinality:
         return [
             uri
             for uri, document in self._documents.items()
-            if not self._status(document, now).final
+            if not self._status(uri, document, now).final
         ]
 
     def next_recheck(self, now: float) -> float | None:
@@ -374,15 +394,17 @@ class DiagnosticsFinality:
         """
         times = [
             status.recheck_at
-            for status in (self._status(document, now) for document in self._documents.values())
+            for status in (
+                self._status(uri, document, now) for uri, document in self._documents.items()
+            )
             if status.recheck_at is not None
         ]
         return min(times, default=None)
 
-    def _status(self, document: _Document, now: float) -> FinalityStatus:
+    def _status(self, uri: str, document: _Document, now: float) -> FinalityStatus:
         current = document.current()
         if current is None:
-            return FinalityStatus(False, list(document.known), True, None)
+            return self._quiet_status(uri, document, now)
         if document.pulled is not None:
             return FinalityStatus(True, current, False, None)
         if document.mode == "pull":
@@ -403,3 +425,18 @@ class DiagnosticsFinality:
         if now >= end:
             return FinalityStatus(True, current, False, None)
         return FinalityStatus(False, current, False, end)
+
+    def _quiet_status(self, uri: str, document: _Document, now: float) -> FinalityStatus:
+        """Nothing came for the current version: waiting, unless the server is quiet when
+        unchanged, has reported on the document before and has been quiet for the settle
+        window (then its last report stands)."""
+        delivered = self._delivered.get(uri)
+        if delivered is None or document.mode == "pull" or self._progress:
+            return FinalityStatus(False, list(document.known), True, None)
+        start = max(
+            document.expected_at, self._last_push_at, self._progress_ended_at, self._changed_at
+        )
+        end = start + self.settle
+        if now >= end:
+            return FinalityStatus(True, list(delivered), False, None)
+        return FinalityStatus(False, list(document.known), True, end)

@@ -143,7 +143,9 @@ class ServerHandle:
         self.process: ServerConnection | None = None
         self.live: LspSession | None = None
         self.readiness = self._new_readiness(time.monotonic())
-        self.finality = DiagnosticsFinality(spec.settle)
+        self.finality = DiagnosticsFinality(
+            spec.settle, quiet_when_unchanged=spec.quiet_when_unchanged
+        )
         self.documents: dict[str, tuple[str, str]] = {}  # uri -> (language id, text)
         self.notebooks: dict[str, tuple[NotebookView, NotebookMode]] = {}
         """The notebooks the server has, by the notebook's URI, and how it takes each."""
@@ -261,7 +263,9 @@ class ServerHandle:
         session = LspSession(transport, **self._session_options())
         # A new process numbers the documents' versions afresh: nothing the last one said
         # about a version may count for this one's.
-        self.finality = DiagnosticsFinality(spec.settle)
+        self.finality = DiagnosticsFinality(
+            spec.settle, quiet_when_unchanged=spec.quiet_when_unchanged
+        )
         self.readiness = self._new_readiness(time.monotonic())
         self._listen(session)
         try:

@@ -45,6 +45,7 @@ _BOOL_FIELDS = (
     "pull_diagnostics",
     "folder_per_configuration",
     "indexes_root",
+    "quiet_when_unchanged",
     "empty_configuration",
     "settings_at_start",
     "notebook_cell_pulls",
@@ -94,6 +95,10 @@ class ServerSpec:
     install: str = ""
     pull_diagnostics: bool = False
     settle: float = 0.3
+    quiet_when_unchanged: bool = False
+    """The server pushes nothing when a document's report would equal the last one it sent
+    for it (gopls): once it has been quiet for ``settle`` after a change, that report stands
+    for the new text (``protocol.workspace.finality``, "Quiet when unchanged")."""
     readiness: str = "progress"
     ready_registration: str | None = None
     progress_grace: float = 1.0
