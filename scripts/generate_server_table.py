@@ -36,7 +36,9 @@ Nothing is ever downloaded: each row says how to install the server.
 
 "Diagnostics" says how the workspace knows a file's diagnostics are final: by *pull* (the
 server answers `textDocument/diagnostic`), or by *push* and a quiet window of *settle*
-seconds after the last report. "Ready" is the signal that says the server has finished
+seconds after the last report; *quiet when unchanged* marks a server that sends nothing when
+a file's report would equal the last it sent, whose last report then stands once it has been
+quiet for the settle window. "Ready" is the signal that says the server has finished
 loading: its progress ending (`progress`), a registration (`registration`), rust-analyzer's
 status (`server_status`), or none (`none`: readiness reports `no_signal`). "Notebooks" says
 how the server takes Jupyter notebooks (`docs/notebooks.md`): `sync` (LSP notebook
@@ -86,6 +88,8 @@ def row(spec: ServerSpec) -> str:
     command = " ".join(spec.command)
     files = ", ".join(f"`{name}`" for name in spec.languages)
     diagnostics = "pull" if spec.pull_diagnostics else f"push, settle {spec.settle:g} s"
+    if spec.quiet_when_unchanged and not spec.pull_diagnostics:
+        diagnostics += ", quiet when unchanged"
     cells = [
         f"`{spec.id}`",
         f"`{command}`",
