@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from unittest import mock
 
 import pytest
 from hypothesis import given
@@ -487,6 +488,36 @@ def test_every_finding_is_introduced_matched_or_resolved_once(
     assert sorted([*split.resolved, *split.matched.values()]) == list(range(len(before)))
     for number, old_number in split.matched.items():
         assert before[old_number].severity >= after[number].severity
+
+
+@given(st.text(alphabet="ab\n\r", max_size=12))
+def test_line_starts_are_those_of_every_kind_of_line_break(text: str) -> None:
+    """The fast split on ``\n`` gives the starts the pattern of every line break gives."""
+    starts = [0, *(match.end() for match in changes._BREAK.finditer(text))]
+    assert changes._line_starts(text) == starts
+    plain = text.replace("\r", "")
+    assert changes._line_starts(plain) == [0, *(at + 1 for at, c in enumerate(plain) if c == "\n")]
+
+
+def _no_exact_survivors(*_args: object) -> dict[int, int]:
+    return {}
+
+
+@given(
+    st.lists(FINDINGS, max_size=10),
+    st.lists(FINDINGS, max_size=10),
+    st.sampled_from([None, "a + b", "name_1", "\n"]),
+)
+def test_exact_survivors_paired_first_change_no_answer(
+    before: list[Finding], after: list[Finding], changed: str | None
+) -> None:
+    """The exact survivors, paired before the passes, are the pairs the first pass would make
+    first: the same answer as the passes alone, duplicates and equal findings included."""
+    change = {"a.py": Change(TEXT, TEXT.replace(changed, "b + a"))} if changed else {}
+    quick = split_findings(before + before[:2], after + before[:3], change)
+    with mock.patch.object(changes, "_exact_survivors", _no_exact_survivors):
+        slow = split_findings(before + before[:2], after + before[:3], change)
+    assert quick == slow
 
 
 @given(st.lists(FINDINGS, max_size=8), st.permutations(range(8)))

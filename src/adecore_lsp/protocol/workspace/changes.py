@@ -39,6 +39,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from itertools import accumulate
 from typing import Final
 
 # Internal to the library: the workspace layer uses it (adecore_lsp re-exports what is public).
@@ -98,7 +99,11 @@ _Span = tuple[int, int, int, int]
 
 
 def _line_starts(text: str) -> list[int]:
-    return [0, *(match.end() for match in _BREAK.finditer(text))]
+    """The offset of each line's start; a text of ``\n`` line ends alone (most) is split in
+    C, three times as fast as the pattern a text with ``\r`` needs."""
+    if "\r" in text:
+        return [0, *(match.end() for match in _BREAK.finditer(text))]
+    return [0, *accumulate(len(line) + 1 for line in text.split("\n")[:-1])]
 
 
 def _refine(old: str, new: str, at_old: int, at_new: int, spans: list[_Span]) -> None:
@@ -302,15 +307,32 @@ def split_findings(
             found = files[path] = _File(changes.get(path))
         return found
 
-    # Per key, the findings before: their carried ranges in the new text, by carried start.
+    carried: list[tuple[int, int]] = []
+    for finding in before:
+        file = file_of(finding.path)
+        start = file.carry(file.offset(False, finding.line, finding.column), False)
+        end = file.carry(file.offset(False, finding.end_line, finding.end_column), True)
+        carried.append((start, max(start, end)))
+    places: list[tuple[int, int]] = []
+    for finding in after:
+        file = file_of(finding.path)
+        start = file.offset(True, finding.line, finding.column)
+        end = file.offset(True, finding.end_line, finding.end_column)
+        places.append((start, max(start, end)))
+    taken_before = [False] * len(before)
+    matched = _exact_survivors(before, after, carried, places, taken_before)
+
+    # Per key, the findings before still free: their carried ranges in the new text, by
+    # carried start.
     groups: dict[tuple[str, str, str | None, str | int | None], list[tuple[int, int, int]]] = {}
     by_line: dict[tuple[object, ...], list[tuple[int, int]]] = {}
     for number, finding in enumerate(before):
+        if taken_before[number]:
+            continue
         file = file_of(finding.path)
         key = (finding.path, finding.server, finding.source, finding.code)
-        start = file.carry(file.offset(False, finding.line, finding.column), False)
-        end = file.carry(file.offset(False, finding.end_line, finding.end_column), True)
-        groups.setdefault(key, []).append((start, max(start, end), number))
+        start, end = carried[number]
+        groups.setdefault(key, []).append((start, end, number))
         text = file.line_text(False, finding.line)
         by_line.setdefault((*key, finding.message, text), []).append((number, start))
     widest: dict[object, int] = {}
@@ -319,15 +341,6 @@ def split_findings(
         group.sort()
         widest[key] = max(end - start for start, end, _ in group)
         starts[key] = [start for start, _, _ in group]
-
-    taken_before = [False] * len(before)
-    matched: dict[int, int] = {}
-    places: list[tuple[int, int]] = []
-    for finding in after:
-        file = file_of(finding.path)
-        start = file.offset(True, finding.line, finding.column)
-        end = file.offset(True, finding.end_line, finding.end_column)
-        places.append((start, max(start, end)))
 
     written: set[str] | None = None
 
@@ -405,6 +418,51 @@ def split_findings(
     introduced = [number for number in range(len(after)) if number not in matched]
     resolved = [number for number in range(len(before)) if not taken_before[number]]
     return Split(introduced, resolved, matched)
+
+
+def _exact_survivors(
+    before: Sequence[Finding],
+    after: Sequence[Finding],
+    carried: Sequence[tuple[int, int]],
+    places: Sequence[tuple[int, int]],
+    taken_before: list[bool],
+) -> dict[int, int]:
+    """The pairs the first pass would make first: a finding after and one before with the
+    same key, message and severity, whose carried range is its range (distance 0, no
+    severity gap). Among equal ones the rule pairs the lowest after with the lowest free
+    before; so does this, and the passes then look only at what is left (most of a
+    rename's findings are such survivors: 4,500 on click, each searched for in the passes
+    before)."""
+    exact: dict[tuple[object, ...], list[int]] = {}
+    for number in reversed(range(len(before))):
+        finding = before[number]
+        key = (
+            finding.path,
+            finding.server,
+            finding.source,
+            finding.code,
+            finding.message,
+            finding.severity,
+            carried[number],
+        )
+        exact.setdefault(key, []).append(number)
+    matched: dict[int, int] = {}
+    for number, finding in enumerate(after):
+        key = (
+            finding.path,
+            finding.server,
+            finding.source,
+            finding.code,
+            finding.message,
+            finding.severity,
+            places[number],
+        )
+        same = exact.get(key)
+        if same:
+            old_number = same.pop()
+            matched[number] = old_number
+            taken_before[old_number] = True
+    return matched
 
 
 _PATH_END: Final = r"(?=$|[/\s'\"`:,;()\[\]{}<>])"
