@@ -39,12 +39,10 @@ and ``FileOperation`` (and the URIs besides): the workspace converts them, so th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from difflib import unified_diff
 from pathlib import PurePath
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from ..documents.documents import TextDocument
 from ..documents.uris import uri_to_path
@@ -61,12 +59,10 @@ from ..shapes.workspace_edit import (
     parse_edit,
 )
 from ..shapes.workspace_edit import plan_edit as _run_planner
+from .unified_diff import hunks
 
 # Internal to the library: the workspace's rename, format and fix turn plans into EditPlans.
 __all__: list[str] = []
-
-_GIT_LINE: Final = re.compile(r"[^\n]*\n|[^\n]+\Z")
-_NO_NEWLINE: Final = "\n\\ No newline at end of file\n"
 
 
 @dataclass(frozen=True)
@@ -367,20 +363,15 @@ class _Replay:
 # -- diffs -----------------------------------------------------------------------------
 
 
-def hunks(old: str, new: str, old_name: str, new_name: str) -> str:
-    """The unified diff of two texts, lines split and kept as git does."""
-    pieces: list[str] = []
-    lines = unified_diff(_GIT_LINE.findall(old), _GIT_LINE.findall(new), old_name, new_name)
-    for line in lines:
-        pieces.append(line)
-        if not line.endswith("\n"):  # only a last line lacks its ending: headers have one
-            pieces.append(_NO_NEWLINE)
-    return "".join(pieces)
-
-
-def _block(old_path: str | None, new_path: str | None, old: str, new: str) -> str:
+def _block(
+    old_path: str | None,
+    new_path: str | None,
+    old: str,
+    new: str,
+    edits: Sequence[tuple[int, int, str]] | None = None,
+) -> str:
     """A git diff block: a change, a new file (no ``old_path``), a deleted file (no
-    ``new_path``) or a rename."""
+    ``new_path``) or a rename; a change's hunks made from its text ``edits`` when known."""
     if old_path is None:
         assert new_path is not None
         head = f"diff --git a/{new_path} b/{new_path}\nnew file mode 100644\n"
@@ -393,7 +384,7 @@ def _block(old_path: str | None, new_path: str | None, old: str, new: str) -> st
         head += f"rename from {old_path}\nrename to {new_path}\n"
     elif old == new:
         return ""
-    return head + hunks(old, new, f"a/{old_path}", f"b/{new_path}")
+    return head + hunks(old, new, f"a/{old_path}", f"b/{new_path}", edits)
 
 
 # -- the plan --------------------------------------------------------------------------
@@ -499,7 +490,7 @@ def plan_edit(
     files: list[tuple[str, PlannedFile]] = []
     for path, content in replay.state.items():
         old_path = None if content.origin is None else show(content.origin)
-        block = _block(old_path, show(path), content.old, content.text)
+        block = _block(old_path, show(path), content.old, content.text, content.spans)
         blocks.append((show(path), content.seq, block))
         if content.text != content.old:
             uri = uri_of.get(path) or path.as_uri()

@@ -309,7 +309,7 @@ def notebook_of_uri(
 def cell_diff(path: str, cells: Mapping[int, tuple[str, str]]) -> str:
     """The diff of a notebook's edited cells: each cell's source, both headers naming the
     cell (``--- a/nb.ipynb (cell 3)``), so that a person reads code, not JSON."""
-    from ...protocol.workspace.edit_plans import hunks
+    from ...protocol.workspace.unified_diff import hunks
 
     blocks = [f"diff --git a/{path} b/{path}\n"]
     for number, (old, new) in sorted(cells.items()):
