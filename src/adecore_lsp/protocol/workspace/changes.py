@@ -435,34 +435,29 @@ def _exact_survivors(
     before)."""
     exact: dict[tuple[object, ...], list[int]] = {}
     for number in reversed(range(len(before))):
-        finding = before[number]
-        key = (
-            finding.path,
-            finding.server,
-            finding.source,
-            finding.code,
-            finding.message,
-            finding.severity,
-            carried[number],
-        )
-        exact.setdefault(key, []).append(number)
+        exact.setdefault(_exact(before[number], carried[number]), []).append(number)
     matched: dict[int, int] = {}
     for number, finding in enumerate(after):
-        key = (
-            finding.path,
-            finding.server,
-            finding.source,
-            finding.code,
-            finding.message,
-            finding.severity,
-            places[number],
-        )
-        same = exact.get(key)
+        same = exact.get(_exact(finding, places[number]))
         if same:
             old_number = same.pop()
             matched[number] = old_number
             taken_before[old_number] = True
     return matched
+
+
+def _exact(finding: Finding, place: tuple[int, int]) -> tuple[object, ...]:
+    """What an exact survivor shares with its finding before: every field the first pass
+    compares, and the range (carried, for a finding before)."""
+    return (
+        finding.path,
+        finding.server,
+        finding.source,
+        finding.code,
+        finding.message,
+        finding.severity,
+        place,
+    )
 
 
 _PATH_END: Final = r"(?=$|[/\s'\"`:,;()\[\]{}<>])"
