@@ -336,7 +336,15 @@ def report(
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for name in every.calls:
         if not every.calls[name] or not one.calls[name]:
-            print(f"| {name} | every call of a side refused (below) | | | | | |")
+            # The side that answered still has its figures; the ratio has no other side.
+            cells = [
+                f"{ms(statistics.median(side.calls[name]))} (added "
+                f"{ms(statistics.median(side.added[name]))})"
+                if side.calls[name]
+                else "every call refused (below)"
+                for side in sides
+            ]
+            print(f"| {name} | {cells[0]} | {cells[1]} | no ratio | | | |")
             continue
         a, b = statistics.median(every.calls[name]), statistics.median(one.calls[name])
         added_a, added_b = statistics.median(every.added[name]), statistics.median(one.added[name])

@@ -208,13 +208,23 @@ def request_time(tap: Tap, start: int, until: float, method: str) -> float:
 
 
 def busy_time(tap: Tap, start: int, until: float) -> float:
-    """How long since ``start`` some request of the client was in flight (their union)."""
+    """How long since ``start`` some request of the client was in flight (their union),
+    leaving out the requests the client cancelled: a pull given up is no answer waited for,
+    and its flight would hide the client's own work done meanwhile."""
+    events = tap.events(start)
+    cancelled = {
+        message["params"].get("id")
+        for _, direction, message in events
+        if direction == "send" and message.get("method") == "$/cancelRequest"
+    }
     pending: set[Any] = set()
     total, since = 0.0, 0.0
-    for moment, direction, message in tap.events(start):
+    for moment, direction, message in events:
         if moment > until:
             break
         if direction == "send" and "method" in message and "id" in message:
+            if message["id"] in cancelled:
+                continue
             if not pending:
                 since = moment
             pending.add(message["id"])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from unittest import mock
 
 import pytest
@@ -537,7 +536,7 @@ def test_a_finding_in_words_no_one_wrote_is_introduced(
     # However it overlaps the findings before, a message with a word that none of them has
     # and no change wrote is new.
     change = {"a.py": Change(TEXT, TEXT.replace("a + b", "b + a"))} if changed else {}
-    fresh = replace(like, message=like.message + " unheard")
+    fresh = like._replace(message=like.message + " unheard")
     split = split_findings(before, [fresh], change)
     assert split.introduced == [0]
 
@@ -546,7 +545,7 @@ def test_an_error_and_a_warning_at_one_place_both_stay_old_in_any_order() -> Non
     """Equally close pairs of the same severity are made first: a warning never takes the
     error an identical error after needs (hypothesis found it)."""
     error = Finding("a.py", "srv", "src", "E1", 4, 0, 0, 0, 0, "m 1")
-    warning = replace(error, severity=3)
+    warning = error._replace(severity=3)
     split = split_findings([error, warning], [warning, error], {})
     assert split.introduced == []
     assert split.resolved == []

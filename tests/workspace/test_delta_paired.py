@@ -9,6 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adecore_lsp.protocol.workspace.changes import Change, split_findings
 from adecore_lsp.workspace.checks import delta
@@ -100,3 +102,82 @@ def test_the_rule_sees_only_what_did_not_stay_as_it_was(monkeypatch: pytest.Monk
     # The changed file's findings all go through the rule; of the others, only those that
     # did not stay the same in every field (a fraction).
     assert touched <= seen[0] < touched + untouched_changed / 2
+
+
+# -- files changed by known edits (a rename, an edit tool's text edits) ------------------------
+
+LINES = ["def f(a, b):\n", "    return a + b\n", "\n", "x = f(1, 2)  # é\n", "y = f(x, x)\r\n"]
+
+
+@st.composite
+def edited(draw: st.DrawFn) -> tuple[Change, list[Diagnostic], list[Diagnostic]]:
+    """A file changed by a few edits (within a line, across lines, adding or removing lines),
+    and findings before and after it: some the same in every field (on lines the edits
+    touched or not, some multi-line, some past a line's end), some moved, gone or new."""
+    old = "".join(draw(st.lists(st.sampled_from(LINES), min_size=1, max_size=8)))
+    cuts = sorted(draw(st.lists(st.integers(0, len(old)), max_size=6)))
+    edits: list[tuple[int, int, str]] = []
+    at = 0
+    for start, end in zip(cuts[::2], cuts[1::2], strict=False):
+        if start >= at:
+            edits.append((start, end, draw(st.sampled_from(["", "g", "f2", "\n", "z\nw", "é"]))))
+            at = end + 1
+    new, shift = old, 0
+    for start, end, text in edits:
+        new = new[: start + shift] + text + new[end + shift :]
+        shift += len(text) - (end - start)
+    lines = old.count("\n") + 2
+
+    def finding(message: str) -> Diagnostic:
+        line = draw(st.integers(1, lines))
+        end_line = draw(st.integers(line, min(lines, line + 1)))
+        column = draw(st.integers(1, 20))
+        end_column = draw(st.integers(1, 20)) if end_line > line else column + 1
+        severity = draw(st.sampled_from(["error", "warning"]))
+        return Diagnostic("a.py", line, column, end_line, end_column, severity, message, "s")
+
+    before = [
+        finding(draw(st.sampled_from(["m f", "m g"]))) for _ in range(draw(st.integers(0, 8)))
+    ]
+    after = [item for item in before if draw(st.booleans())]
+    after += [finding(draw(st.sampled_from(["m f", "m f2", "m z"]))) for _ in range(3)]
+    after = draw(st.permutations(after))
+    return Change(old, new, edits), before, list(after)
+
+
+@given(edited())
+def test_a_change_of_known_edits_paired_first_gives_the_rules_answer(
+    case: tuple[Change, list[Diagnostic], list[Diagnostic]],
+) -> None:
+    """Findings the same before and after, on lines the edits left in place, are paired
+    before the rule: the answer is the rule's alone, every list in its order."""
+    change, before, after = case
+    assert delta.split(before, after, {"a.py": change}) == by_rule_alone(
+        before, after, {"a.py": change}
+    )
+
+
+def test_a_renames_findings_off_its_lines_never_reach_the_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    old = "".join(f"value_{n} = compute({n})\n" for n in range(50))
+    at = [number for number in range(len(old)) if old.startswith("compute", number)]
+    edits = [(start, start + len("compute"), "double") for start in at[:5]]
+    partial = old
+    for start, end, text in reversed(edits):
+        partial = partial[:start] + text + partial[end:]
+    found = [diagnostic("a.py", line, f"message {line}") for line in range(1, 51)]
+    seen: list[int] = []
+    rule = split_findings
+
+    def counted(olds: Any, news: Any, changes: Any) -> Any:
+        seen.append(len(olds) + len(news))
+        return rule(olds, news, changes)
+
+    monkeypatch.setattr(delta, "split_findings", counted)
+    introduced, resolved, unchanged = delta.split(
+        found, found, {"a.py": Change(old, partial, edits)}
+    )
+    assert (introduced, resolved, len(unchanged)) == ([], [], 50)
+    # The five lines the edits touched go through the rule, the 45 others do not.
+    assert seen == [10]

@@ -126,7 +126,7 @@ def _line_starts(text: str) -> list[int]:
     """The offset of every line start, in one pass at C speed where possible."""
     if "\r" not in text or text.count("\r") == text.count("\r\n"):
         # Only "\n" and "\r\n" breaks: splitting at "\n" finds them all.
-        return list(accumulate((len(part) + 1 for part in text.split("\n")[:-1]), initial=0))
+        return list(accumulate(map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
     return [0, *(match.end() for match in _BREAK.finditer(text))]
 
 

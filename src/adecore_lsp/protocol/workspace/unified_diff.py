@@ -15,6 +15,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from difflib import SequenceMatcher, unified_diff
+from itertools import accumulate
 from typing import Final, Literal
 
 # Internal to the library: edit_plans shows each file's diff through it.
@@ -55,9 +56,7 @@ def _opcodes_of_edits(
 ) -> list[Opcode] | None:
     """difflib's opcodes of the two line lists, found from ``edits``; None when the edits
     overlap, leave the text or do not make the new lines."""
-    starts = [0]
-    for line in old_lines:
-        starts.append(starts[-1] + len(line))
+    starts = [0, *accumulate(map(len, old_lines))]
     count = len(old_lines)
 
     def line_of(offset: int) -> int:

@@ -94,12 +94,13 @@ async def edit(
             writes.commit()
             await ws.adopt(full, new_text)
             ws.announce([(full, 2)])
-            loop.forget(ws, await loop.look(ws))
+            others_changed(ws)
+            after = await loop.after_write(ws, found, before, ends)
         else:
             await ws.update(full, new_text)
             loop.answers.forget([ws.paths.relative(p) for p in found.files])
-        others_changed(ws)
-        after = await loop.after(ws, found, before, ends)
+            others_changed(ws)
+            after = await loop.after(ws, found, before, ends)
     shown = ws.paths.relative(full)
     return delta(ws, found, before, after, {shown: Change(old_text, new_text, edits)})
 

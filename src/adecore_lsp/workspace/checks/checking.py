@@ -29,7 +29,7 @@ from ...protocol.workspace.finality import FinalityStatus
 from ...protocol.workspace.silence import UNANSWERED_TIMES, SilenceBounds, Stop
 from ...session import LspSession
 from ..disk.listing import NotUtf8Error
-from ..disk.units import diagnostic
+from ..disk.units import diagnostics_of
 from ..files import notebooks
 from ..model import (
     Diagnostic,
@@ -255,21 +255,13 @@ async def _check(
         session = handle.live
         encoding = check_encoding((session.position_encoding if session else None) or "utf-16")
         view = ws.notebook(uri) if uri not in ws.open_files else None
-        for item in status.items:
-            if isinstance(item, dict):
-                found: Diagnostic | None = diagnostic(
-                    ws.paths,
-                    ws.texts,
-                    uri,
-                    item,
-                    encoding,
-                    handle.spec.id,
-                    stale=not status.final,
-                )
-                if view is not None and found is not None:
-                    found = notebooks.place(view, uri, found, shown)
-                if found is not None:
-                    items.append(found)
+        found = diagnostics_of(
+            ws.paths, ws.texts, uri, status.items, encoding, handle.spec.id, not status.final
+        )
+        if view is not None:
+            placed = (notebooks.place(view, uri, item, shown) for item in found)
+            found = [item for item in placed if item is not None]
+        items += found
         previous = statuses.get(shown)
         if status.final:
             if previous is None:

@@ -108,11 +108,13 @@ class EditLoop:
         self._seen = TreeChanges()
         """What the looks saw that :meth:`forget` has not been given yet."""
 
-    async def look(self, ws: CheckNeeds) -> TreeChanges:
+    async def look(self, ws: CheckNeeds, *, aside: bool = False) -> TreeChanges:
         """Bring the graph in step with the disk; what changed since the answers were last
         made to follow the disk (nothing the first time). The answers of what changed are
-        still kept: :meth:`forget` them once the side before that needs them is taken."""
-        found = await self._refresh(ws)
+        still kept: :meth:`forget` them once the side before that needs them is taken.
+        ``aside``: the files are read in a thread, the loop serving meanwhile (a look made
+        while the servers work, :meth:`after_write`)."""
+        found = await self._refresh(ws, aside)
         seen = self._seen
         seen.changed = sorted({*seen.changed, *found.changed})
         seen.created = sorted({*seen.created, *found.created})
@@ -120,37 +122,40 @@ class EditLoop:
         seen.layout = seen.layout or found.layout
         return TreeChanges(list(seen.changed), list(seen.created), list(seen.deleted), seen.layout)
 
-    async def _refresh(self, ws: CheckNeeds) -> TreeChanges:
+    async def _refresh(self, ws: CheckNeeds, aside: bool = False) -> TreeChanges:
         async with self._lock:
             stock = ws.tree.stock
             if stock is not None and time.monotonic() - ws.tree.at < FRESH_STOCK:
                 stock = dict(stock)
             else:
                 stock = None
-            if not self.tree.ready:
+            if not self.tree.ready or aside:
                 # The first look reads the tree's code: in a thread, the loop serving meanwhile.
                 return await asyncio.to_thread(self.tree.refresh, stock)
             # Later looks read only what changed, on the loop: nothing else then touches
             # the graph while it changes.
             return self.tree.refresh(stock)
 
-    def forget(self, ws: CheckNeeds, changes: TreeChanges) -> None:
+    def forget(self, ws: CheckNeeds, changes: TreeChanges, kept: Collection[Path] = ()) -> None:
         """Forget the answers that ``changes`` may have made wrong: every answer when a
         configuration changed; else those of the code files changed, created or deleted
         and of their dependents, and every answer of another language when a file of one
-        changed."""
+        changed. The answers of ``kept`` stay: files checked since the changes were made."""
         self._seen = TreeChanges()
+        stay = {ws.paths.relative(path) for path in kept}
         paths = changes.paths
         if any(posixpath.basename(path) in LAYOUT_FILES for path in paths):
-            self.answers.forget_all()
+            self.answers.forget([path for path in self.answers.paths() if path not in stay])
             return
         graphed = [path for path in paths if covered(path)]
         if graphed:
             shown = [ws.paths.relative(Path(path)) for path in graphed]
             shown += [ws.paths.relative(Path(path)) for path in self.tree.dependents(graphed)]
-            self.answers.forget(shown)
+            self.answers.forget([path for path in shown if path not in stay])
         if any(not covered(path) and ws.takes(Path(path)) for path in paths):
-            self.answers.forget([path for path in self.answers.paths() if not covered(path)])
+            self.answers.forget(
+                [path for path in self.answers.paths() if not covered(path) and path not in stay]
+            )
 
     def dependents(self, paths: Sequence[Path]) -> list[Path]:
         """The files of the graph an edit of ``paths`` may break, nearest first."""
@@ -272,6 +277,28 @@ class EditLoop:
         if files:
             report = await self.check(ws, affected, files, ends, reuse=False)
             add(ws, side, report, files)
+        return side
+
+    async def after_write(
+        self,
+        ws: CheckNeeds,
+        affected: Affected,
+        before: Side,
+        ends: float,
+        *,
+        moves: Mapping[Path, Path] | None = None,
+    ) -> Side:
+        """:meth:`after` an edit written to disk, the graph brought in step with the disk
+        meanwhile (its files read in a thread while the servers work, not before they are
+        asked); then what the look found is forgotten, all but the answers this check kept
+        (they are about the texts now on disk)."""
+        looking = asyncio.ensure_future(self.look(ws, aside=True))
+        side: Side | None = None
+        try:
+            side = await self.after(ws, affected, before, ends, moves=moves)
+        finally:
+            changes = await looking
+            self.forget(ws, changes, side.reached if side is not None else ())
         return side
 
 

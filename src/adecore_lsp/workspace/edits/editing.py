@@ -34,7 +34,7 @@ from ..checks.edit_loop import delta, loop_of, one_at_a_time, opened_for_the_que
 from ..disk.listing import NotUtf8Error, read_text, root_files
 from ..files.notebooks import cell_diff, notebook_of_uri
 from ..model import AppliedPlan, EditPlan, FileEdit, FileOperation, FileStatus
-from ..questions.across_roots import RootAnswers, every_root, roots_of
+from ..questions.across_roots import RootAnswers, every_root, roots_of, tree_files
 from ..questions.asking import ask
 from ..questions.outlines import prepare_whole
 from ..questions.places import servers_of
@@ -192,9 +192,15 @@ async def rename(ws: EditNeeds, place: Place, new_name: str) -> EditPlan:
     """``Workspace.rename`` at a resolved place (``new_name`` checked by :func:`check_name`)."""
     complete, reason, _timed_out = place.whole or await prepare_whole(ws, servers_of(place.handles))
     # Every package's server renames the uses it sees (one per package for basedpyright).
-    with ws.collecting(roots_of(ws, place.handles)) as sent:
+    # The tree is listed once for both (a listing asks each file's servers).
+    files = tree_files(ws)
+    with ws.collecting(roots_of(ws, place.handles, files)) as sent:
         asked = await every_root(
-            ws, place, "textDocument/rename", lambda s, uri, at: s.rename(uri, at, new_name)
+            ws,
+            place,
+            "textDocument/rename",
+            lambda s, uri, at: s.rename(uri, at, new_name),
+            files=files,
         )
     _handle, session, edit = asked.answers[0]
     if len(asked.answers) > 1:
@@ -489,7 +495,6 @@ async def apply(
         before = await loop.before(ws, found, halfway(ends))
         writes.commit()
         await _after_write(ws, plan)
-        loop.forget(ws, await loop.look(ws))
         others_changed(ws)
         # Files the plan creates have no side before: everything in them is new.
         for shown in plan.files:
@@ -498,7 +503,7 @@ async def apply(
                 found.edited.append(path)
                 found.servers[path] = frozenset(h.spec.id for h in ws.handles_for(path))
                 before.reached.add(path)
-        after = await loop.after(ws, found, before, ends, moves=moves)
+        after = await loop.after_write(ws, found, before, ends, moves=moves)
     # The plan's own text edits where it has them: the rule then carries the findings
     # through them instead of diffing each file's two texts.
     changes = {

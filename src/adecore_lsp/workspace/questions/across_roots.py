@@ -92,7 +92,13 @@ def roots_of(
 
 
 async def every_root(
-    ws: QuestionNeeds, place: Place, method: str, call: Any, *, non_empty: bool = False
+    ws: QuestionNeeds,
+    place: Place,
+    method: str,
+    call: Any,
+    *,
+    non_empty: bool = False,
+    files: Callable[[], list[Path]] | None = None,
 ) -> RootAnswers:
     """``call(session, uri, offset)`` asked at ``place`` of its first server that answers
     ``method`` (as :func:`.asking.ask_at`), then of every other root of that server, each
@@ -102,12 +108,14 @@ async def every_root(
     Raises:
         LspError: as :func:`.asking.ask_at`, for the place's own server; the other roots'
             failures are :attr:`RootAnswers.missed`.
+
+    ``files`` lists the tree's files (:func:`tree_files`), when the caller has listed them.
     """
     first = await ask_at(ws, place, method, call, non_empty)
     handle = first[0]
     if handle.spec.roots == "repository":
         return RootAnswers([first])
-    others = [root for root in roots_of(ws, [handle]) if root is not handle]
+    others = [root for root in roots_of(ws, [handle], files) if root is not handle]
     if not others:
         return RootAnswers([first])
     there = await _declaration(ws, place)
