@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from adecore_lsp.protocol.workspace.changes import Change, split_findings
 from adecore_lsp.workspace.checks import delta
-from adecore_lsp.workspace.model import Diagnostic
+from adecore_lsp.workspace.model import Diagnostic, Severity
 
 OLD = "".join(f"line {n}\n" for n in range(40))
 NEW = OLD.replace("line 7\n", "line 7 changed\nline 7b\n")
@@ -133,7 +133,7 @@ def edited(draw: st.DrawFn) -> tuple[Change, list[Diagnostic], list[Diagnostic]]
         end_line = draw(st.integers(line, min(lines, line + 1)))
         column = draw(st.integers(1, 20))
         end_column = draw(st.integers(1, 20)) if end_line > line else column + 1
-        severity = draw(st.sampled_from(["error", "warning"]))
+        severity: Severity = draw(st.sampled_from(["error", "warning"]))
         return Diagnostic("a.py", line, column, end_line, end_column, severity, message, "s")
 
     before = [
