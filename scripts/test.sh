@@ -23,7 +23,7 @@ if [ "$#" -gt 0 ] || [ "${SKIP_COVERAGE_GATES:-0}" = "1" ]; then
 fi
 # The gates below read the data; pytest itself reports nothing and fails nothing on coverage.
 rm -f build/coverage/.coverage*
-"$VENV_PY" -m pytest --cov --cov-report= --cov-fail-under=0
+"$VENV_PY" -m pytest --cov --cov-report= --cov-fail-under=0 --durations=25
 status=0
 echo "== coverage: the package, at least 95%"
 "$VENV_PY" -m coverage report || status=1

@@ -86,8 +86,8 @@ def test_pairing_first_gives_the_rules_answer(seed: int) -> None:
         assert places == sorted(places)
 
 
-def test_the_rule_sees_only_what_did_not_stay_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
-    before, after = findings(0)
+def rule_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many findings (both sides) each call of the rule is given, from now on."""
     seen: list[int] = []
     rule = split_findings
 
@@ -96,6 +96,12 @@ def test_the_rule_sees_only_what_did_not_stay_as_it_was(monkeypatch: pytest.Monk
         return rule(olds, news, changes)
 
     monkeypatch.setattr(delta, "split_findings", counted)
+    return seen
+
+
+def test_the_rule_sees_only_what_did_not_stay_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    before, after = findings(0)
+    seen = rule_sizes(monkeypatch)
     delta.split(before, after, {"a.py": Change(OLD, NEW)})
     touched = sum(1 for item in [*before, *after] if item.path == "a.py")
     untouched_changed = len(before) + len(after) - touched
@@ -167,14 +173,7 @@ def test_a_renames_findings_off_its_lines_never_reach_the_rule(
     for start, end, text in reversed(edits):
         partial = partial[:start] + text + partial[end:]
     found = [diagnostic("a.py", line, f"message {line}") for line in range(1, 51)]
-    seen: list[int] = []
-    rule = split_findings
-
-    def counted(olds: Any, news: Any, changes: Any) -> Any:
-        seen.append(len(olds) + len(news))
-        return rule(olds, news, changes)
-
-    monkeypatch.setattr(delta, "split_findings", counted)
+    seen = rule_sizes(monkeypatch)
     introduced, resolved, unchanged = delta.split(
         found, found, {"a.py": Change(old, partial, edits)}
     )
