@@ -14,14 +14,13 @@ import asyncio
 import contextlib
 import contextvars
 import math
-import operator
 import os
 import time
 import warnings
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...errors import ErrorCodes, LspError
 from ...protocol.documents.notebooks import InvalidNotebookError
@@ -250,12 +249,15 @@ async def _check(
     with HeldWrites() as held:
         for path in files:
             held.add(await _open(ws, path, wanted, statuses, (servers or {}).get(path)))
-        early = _Converted(ws)
-        final = await _final(ws, wanted, bounds, reuse, early.convert)
+        final = await _final(ws, wanted, bounds, reuse)
     for handle, uri, path, status in final:
         shown = ws.paths.relative(path)
+        session = handle.live
+        encoding = check_encoding((session.position_encoding if session else None) or "utf-16")
         view = ws.notebook(uri) if uri not in ws.open_files else None
-        found = early.convert(handle, uri, status)
+        found = diagnostics_of(
+            ws.paths, ws.texts, uri, status.items, encoding, handle.spec.id, not status.final
+        )
         if view is not None:
             placed = (notebooks.place(view, uri, item, shown) for item in found)
             found = [item for item in placed if item is not None]
@@ -270,45 +272,15 @@ async def _check(
             statuses[shown] = FileStatus(False, "timeout")
 
 
-class _Converted:
-    """Each document's findings as :class:`Diagnostic` values, converted as soon as the wait
-    sees it final, while the servers still work on the others: taken at the end when its
-    status then holds the same items (the same objects), converted again when not."""
-
-    def __init__(self, ws: CheckNeeds) -> None:
-        self._ws = ws
-        self._done: dict[tuple[int, str], tuple[list[Any], bool, list[Diagnostic]]] = {}
-
-    def convert(self, handle: ServerHandle, uri: str, status: FinalityStatus) -> list[Diagnostic]:
-        items, stale = status.items, not status.final
-        key = (id(handle), uri)
-        known = self._done.get(key)
-        if (
-            known is not None
-            and known[1] == stale
-            and len(known[0]) == len(items)
-            and all(map(operator.is_, known[0], items))
-        ):
-            return known[2]
-        session = handle.live
-        encoding = check_encoding((session.position_encoding if session else None) or "utf-16")
-        ws = self._ws
-        found = diagnostics_of(ws.paths, ws.texts, uri, items, encoding, handle.spec.id, stale)
-        self._done[key] = (list(items), stale, found)
-        return found
-
-
 async def _final(
     ws: CheckNeeds,
     wanted: list[tuple[ServerHandle, str, Path]],
     bounds: Bounds,
     reuse: bool = False,
-    on_final: Callable[[ServerHandle, str, FinalityStatus], object] | None = None,
 ) -> list[tuple[ServerHandle, str, Path, FinalityStatus]]:
     """Pull what the servers answer pulls for (with ``reuse``, not what is final already),
     and wait until the diagnostics of every wanted document are final, or its server's
-    ``bounds`` passed: each with its status at that moment. ``on_final`` is told of each
-    document when the wait first sees it final."""
+    ``bounds`` passed: each with its status at that moment."""
     bounds.begin(time.monotonic())
     pulled = {
         handle: [u for h, u, _ in wanted if h is handle and notebooks.pulled_by_workspace(h, u)]
@@ -345,7 +317,7 @@ async def _final(
     ]
     try:
         await first.wait(bounds)
-        await _wait_final(ws, wanted, bounds, on_final)
+        await _wait_final(ws, wanted, bounds)
         # Every status is read at the moment the wait ended, before anything else can
         # arrive (the pulls end after this, and may be answered meanwhile).
         now = time.monotonic()
@@ -423,10 +395,7 @@ class HeldWrites(contextlib.ExitStack):
 
 
 async def _wait_final(
-    ws: CheckNeeds,
-    wanted: list[tuple[ServerHandle, str, Path]],
-    bounds: Bounds,
-    on_final: Callable[[ServerHandle, str, FinalityStatus], object] | None = None,
+    ws: CheckNeeds, wanted: list[tuple[ServerHandle, str, Path]], bounds: Bounds
 ) -> None:
     """Sleep until every wanted document's diagnostics are final, or its server's bound
     passed (it is then given up on in ``bounds``).
@@ -450,8 +419,6 @@ async def _wait_final(
                     continue
                 status = handle.finality.status(uri, now)
                 if status.final:
-                    if on_final is not None:
-                        on_final(handle, uri, status)
                     continue
                 stop = stops.get(handle)
                 if stop is None:
