@@ -57,6 +57,9 @@ optional:
 - ``apply_edit``: ``{"on": method, "edit": WorkspaceEdit}``: before answering a request of
   ``method``, send ``workspace/applyEdit`` with that edit and wait for the answer, which
   ``scripted/state`` then lists under ``"applied"``.
+- ``log``: ``{"delay": seconds, "message": text}``: that long after ``initialized``, a
+  ``window/logMessage`` of that text (as basedpyright says it has listed its files); it is
+  listed among the ``received`` methods as ``"(logged)"``, in its order.
 
 Every message received is logged to stderr (``got <method> <uri>``). The request
 ``scripted/state`` answers ``{"pid", "open": [uris], "received": [methods]}``. Other requests
@@ -128,6 +131,11 @@ def read_message() -> dict[str, Any] | None:
         return None
     message: dict[str, Any] = json.loads(body)
     return message
+
+
+def log_message(message: str) -> None:
+    received.append("(logged)")
+    notify("window/logMessage", {"type": 3, "message": message})
 
 
 def later(delay: float, action: Any, *args: Any) -> None:
@@ -341,6 +349,8 @@ def on_notification(message: dict[str, Any]) -> None:
     if method == "initialized":
         if "progress" in CONFIG:
             threading.Thread(target=run_progress, daemon=True).start()
+        if "log" in CONFIG:
+            later(float(CONFIG["log"]["delay"]), log_message, str(CONFIG["log"]["message"]))
         if "die_after" in CONFIG:
             later(float(CONFIG["die_after"]), die, f"scripted: out of memory, pid {os.getpid()}")
     elif method == "exit":

@@ -128,3 +128,16 @@ async def test_restart_by_id(project: Path) -> None:
             await ws.restart("ty")
         with pytest.raises(LspError, match="textDocument/rename"):
             await ws.rename("app.py:1:17", "welcome")
+
+
+async def test_a_file_opened_first_and_closed_is_still_renamed_everywhere(project: Path) -> None:
+    # basedpyright 1.40 takes a file opened before it has listed the project's files as a
+    # virtual document: once closed it leaves the project, and a rename of its function
+    # covered that file alone (refused, since app.py uses it). The first file is opened
+    # only after the listing, so the rename covers both files.
+    async with Workspace(project, servers=["basedpyright"]) as ws:
+        await ws.diagnostics("lib.py")
+        await ws.diagnostics("app.py")  # its import keeps lib.py in the server's program
+        await ws.close("lib.py")
+        plan = await ws.rename("lib.py#greet", "welcome")
+        assert sorted(plan.changed_files) == ["app.py", "lib.py"]

@@ -504,6 +504,7 @@ def test_a_spec_copies_its_inputs_and_stores_lists() -> None:
         ({"command": ["x"], "roots": "single"}, "roots"),
         ({"command": ["x"], "root_markers": ["setup.cfg[metadata]"]}, "root_markers"),
         ({"command": ["x"], "navigation_waits": "yes"}, "navigation_waits"),
+        ({"command": ["x"], "files_listed_logs": "Found *"}, "files_listed_logs"),
     ],
 )
 def test_a_bad_spec_field_is_a_value_error_naming_it(

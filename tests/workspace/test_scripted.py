@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from adecore_lsp import LspError, ServerCrashedError, ServerSpec, Workspace
+from adecore_lsp.workspace.servers import files_listed
 from tests.workspace.conftest import write
 
 SCRIPT = Path(__file__).with_name("scripted_server.py")
@@ -72,6 +73,41 @@ def project(tmp_path: Path) -> Path:
 
 
 # -- readiness -------------------------------------------------------------------------------
+
+
+LISTED = {"log": {"delay": 1.0, "message": "Found 2 source files"}}
+
+
+async def received(ws: Workspace) -> list[str]:
+    session = await ws.session_for("a.txt")
+    methods: list[str] = (await session.request("scripted/state"))["received"]
+    return [m for m in methods if m in ("(logged)", "textDocument/didOpen")]
+
+
+@pytest.mark.parametrize("patterns", [[], ["Found * source file*"]])
+async def test_a_file_is_opened_after_the_server_said_it_listed_its_files(
+    project: Path, patterns: list[str]
+) -> None:
+    spec = scripted(LISTED, files_listed_logs=patterns)
+    async with Workspace(project, servers=[spec], timeout=10) as ws:
+        await ws.open("a.txt")
+        await asyncio.sleep(1.5)  # the log has come either way
+        expected = (
+            ["(logged)", "textDocument/didOpen"]
+            if patterns
+            else ["textDocument/didOpen", "(logged)"]
+        )
+        assert await received(ws) == expected
+
+
+async def test_a_server_that_never_says_it_listed_its_files_gets_them_after_the_wait(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files_listed, "FILES_LISTED_WAIT", 0.2)
+    spec = scripted({"log": {"delay": 30, "message": "x"}}, files_listed_logs=["Found *"])
+    async with Workspace(project, servers=[spec], timeout=10) as ws:
+        await ws.open("a.txt")
+        assert await received(ws) == ["textDocument/didOpen"]
 
 
 async def test_ready_by_progress_reports_its_phases_in_order(project: Path) -> None:

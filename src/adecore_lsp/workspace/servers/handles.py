@@ -35,6 +35,7 @@ from ...session import LspSession
 from ...transports.process import spawn_server
 from ...types import JSONObject
 from ..model import ServerStatus
+from .files_listed import FilesListed
 from .interpreters import interpreter_for
 from .processes import LIVE, STARTED, Connect, ServerConnection, exit_status
 from .registry import ServerSpec
@@ -268,6 +269,7 @@ class ServerHandle:
         )
         self.readiness = self._new_readiness(time.monotonic())
         self._listen(session)
+        listed = FilesListed(spec.id, spec.files_listed_logs, session)
         try:
             await asyncio.wait_for(session.initialize(), self.timeout)
             # Readiness counts from `initialized`, not from the spawn: a handshake slowed
@@ -279,6 +281,7 @@ class ServerHandle:
                 await session.wait_for_capability(
                     "textDocument/diagnostic", timeout=PULL_REGISTRATION_WAIT
                 )
+            await listed.wait()  # before any file, those re-opened after a crash included
         except BaseException as error:
             why = await self._why_it_failed(process) if isinstance(error, LspError) else None
             await self._discard(session, process)

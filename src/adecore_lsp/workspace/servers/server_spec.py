@@ -39,6 +39,7 @@ _LIST_FIELDS = (
     "status_progress",
     "data_settings",
     "interpreter_sources",
+    "files_listed_logs",
 )
 _STR_MAP_FIELDS = ("languages", "format_languages", "env")
 _BOOL_FIELDS = (
@@ -166,6 +167,13 @@ class ServerSpec:
     ruff formats the Python code blocks of Markdown (``{".md": "markdown"}``), as ``ruff
     format`` does and ``ruff check`` does not lint. Only formatting opens them, and only
     where the server registers formatting for their language."""
+    files_listed_logs: list[str] = field(default_factory=list)
+    """Patterns (``fnmatch``'s ``*`` and ``?``) of the ``window/logMessage`` by which the
+    server says it has listed its project's files (basedpyright: ``Found * source file*``).
+    Given, no file is opened in a started server before such a message came (or
+    :data:`~adecore_lsp.workspace.servers.files_listed.FILES_LISTED_WAIT` passed): basedpyright
+    1.40 takes a file opened before its listing for a document of the editor alone, which
+    leaves the project once closed, and renames its symbols in that file alone."""
     navigation_waits: bool = False
     """The server answers from the lone file until its project has loaded
     (typescript-language-server: a definition is the import line for seconds): a question
