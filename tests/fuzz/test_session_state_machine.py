@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -315,7 +316,8 @@ class SessionMachine(RuleBasedStateMachine):
 
 
 SessionMachine.TestCase.settings = settings(
-    max_examples=150,
+    # CI runs 60 sequences; ADECORE_LSP_FUZZ_EXAMPLES=1000 is the long form (benchmarks/README).
+    max_examples=int(os.environ.get("ADECORE_LSP_FUZZ_EXAMPLES", "60")),
     stateful_step_count=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],

@@ -267,15 +267,12 @@ class ServerHandle:
         self.finality = DiagnosticsFinality(
             spec.settle, quiet_when_unchanged=spec.quiet_when_unchanged
         )
-        self.readiness = self._new_readiness(time.monotonic())
-        self._listen(session)
+        self._listen(session)  # a new readiness tracker too
         listed = FilesListed(spec.id, spec.files_listed_logs, session)
         try:
             await asyncio.wait_for(session.initialize(), self.timeout)
-            # Readiness counts from `initialized`, not from the spawn: a handshake slowed
-            # down by a busy machine must not eat the server's grace for its first signal.
-            # (The tracker itself is the one made before the handshake: progress a server
-            # begins while answering `initialize` counts.)
+            # Readiness counts from `initialized`: a handshake slowed by a busy machine eats
+            # no grace (progress begun while answering `initialize` counts still).
             self.readiness.initialized(time.monotonic())
             if self.declares_pulls():
                 await session.wait_for_capability(
