@@ -255,7 +255,11 @@ async def _check(
         session = handle.live
         encoding = check_encoding((session.position_encoding if session else None) or "utf-16")
         view = ws.notebook(uri) if uri not in ws.open_files else None
-        found = diagnostics_of(
+        # The edit loop converts again only the answers that changed (``Conversions``).
+        convert = (
+            diagnostics_of if ws.edit_loop is None else ws.edit_loop.conversions.diagnostics_of
+        )
+        found = convert(
             ws.paths, ws.texts, uri, status.items, encoding, handle.spec.id, not status.final
         )
         if view is not None:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from ...protocol.workspace.changes import Change
+from ..disk.units import Conversions
 from ..model import Diagnostic, DiagnosticsDelta, DiagnosticsReport, FileStatus
 from . import checking
 from .affected import Affected
@@ -102,6 +103,7 @@ class EditLoop:
     def __init__(self, root: Path) -> None:
         self.tree = TreeImports(root)
         self.answers = Answers()
+        self.conversions = Conversions()
         self._lock = asyncio.Lock()
         self.serial = asyncio.Lock()
         """Held by each edit and its delta (:func:`one_at_a_time`)."""

@@ -256,6 +256,47 @@ def diagnostics_of(
     return found
 
 
+class Conversions:
+    """The findings last made of each server's answer for each file: an answer the same as
+    the last one, for the same text, is not converted again (after an edit, the files it did
+    not touch mostly are). Kept by the edit loop, which keeps those answers anyway."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: dict[
+            tuple[str, str], tuple[LineIndex, str, bool, list[object], list[Diagnostic]]
+        ] = {}
+
+    def diagnostics_of(
+        self,
+        paths: Paths,
+        texts: Texts,
+        uri: str,
+        items: list[object],
+        encoding: PositionEncoding,
+        server: str,
+        stale: bool = False,
+    ) -> list[Diagnostic]:
+        """:func:`diagnostics_of`, the last list's findings again when nothing it was made
+        of changed (the same text's index, encoding and staleness, equal items)."""
+        index = texts.index(uri)
+        key = (server, uri)
+        last = self._last.get(key)
+        if (
+            last is not None
+            and last[0] is index
+            and last[1] == encoding
+            and last[2] is stale
+            and last[3] == items
+        ):
+            return list(last[4])
+        found = diagnostics_of(paths, texts, uri, items, encoding, server, stale)
+        if index is not None:
+            self._last[key] = (index, encoding, stale, list(items), found)
+        return list(found)
+
+
 _new = object.__new__
 
 
