@@ -227,13 +227,36 @@ def diagnostics_of(
     index = texts.index(uri)
     shown = paths.display(uri)
     found: list[Diagnostic] = []
+    lines = index.line_count if index is not None else 0
     for item in items:
         if not isinstance(item, dict):
             continue
         lsp_range = item.get("range")
-        line, column, end_line, end_column = people_range(
-            index, lsp_range if isinstance(lsp_range, Mapping) else {}, encoding
-        )
+        # The shape servers send (plain objects, whole numbers on the text's lines), read
+        # inline: a check converts tens of thousands. Any other goes to people_range.
+        start = lsp_range.get("start") if type(lsp_range) is dict else None
+        end = lsp_range.get("end") if type(lsp_range) is dict else None
+        if (
+            index is not None
+            and type(start) is dict
+            and type(end) is dict
+            and type(line := start.get("line")) is int
+            and type(character := start.get("character")) is int
+            and type(end_line := end.get("line")) is int
+            and type(end_character := end.get("character")) is int
+            and 0 <= line < lines
+            and 0 <= end_line < lines  # (offset_for reads a character below 0 as 0)
+        ):
+            first = index.line_start(line)
+            column = index.offset_for(line, character, encoding) - first + 1
+            if end_line != line:
+                first = index.line_start(end_line)
+            end_column = index.offset_for(end_line, end_character, encoding) - first + 1
+            line, end_line = line + 1, end_line + 1
+        else:
+            line, column, end_line, end_column = people_range(
+                index, lsp_range if isinstance(lsp_range, Mapping) else {}, encoding
+            )
         code = item.get("code")
         message = item.get("message")
         source = item.get("source")
@@ -279,13 +302,14 @@ class Conversions:
         stale: bool = False,
     ) -> list[Diagnostic]:
         """:func:`diagnostics_of`, the last list's findings again when nothing it was made
-        of changed (the same text's index, encoding and staleness, equal items)."""
+        of changed (an equal text, the same encoding and staleness, equal items)."""
         index = texts.index(uri)
         key = (server, uri)
         last = self._last.get(key)
         if (
             last is not None
-            and last[0] is index
+            and index is not None
+            and (last[0] is index or last[0].text == index.text)
             and last[1] == encoding
             and last[2] is stale
             and last[3] == items
