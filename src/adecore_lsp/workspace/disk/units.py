@@ -288,7 +288,7 @@ class Conversions:
 
     def __init__(self) -> None:
         self._last: dict[
-            tuple[str, str], tuple[LineIndex, str, bool, list[object], list[Diagnostic]]
+            tuple[str, str], tuple[str, str, bool, list[object], list[Diagnostic]]
         ] = {}
 
     def diagnostics_of(
@@ -309,7 +309,7 @@ class Conversions:
         if (
             last is not None
             and index is not None
-            and (last[0] is index or last[0].text == index.text)
+            and last[0] == index.text  # (equal str: identity first, in C)
             and last[1] == encoding
             and last[2] is stale
             and last[3] == items
@@ -317,7 +317,7 @@ class Conversions:
             return list(last[4])
         found = diagnostics_of(paths, texts, uri, items, encoding, server, stale)
         if index is not None:
-            self._last[key] = (index, encoding, stale, list(items), found)
+            self._last[key] = (index.text, encoding, stale, list(items), found)
         return list(found)
 
 
