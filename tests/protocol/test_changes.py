@@ -541,6 +541,43 @@ def test_a_finding_in_words_no_one_wrote_is_introduced(
     assert split.introduced == [0]
 
 
+KEYED = st.builds(
+    lambda finding, path, server: finding._replace(path=path, server=server),
+    FINDINGS,
+    st.sampled_from(["a.py", "b.py"]),
+    st.sampled_from(["srv", "other"]),
+)
+
+
+@given(st.lists(KEYED, max_size=12), st.lists(KEYED, max_size=12), st.booleans())
+def test_a_split_a_path_and_server_at_a_time_gives_the_answer_of_one_split(
+    before: list[Finding], after: list[Finding], changed: bool
+) -> None:
+    """The rule pairs findings of one path and server only: split a key at a time, with the
+    change's files read once for all (``shared``), the answer is that of one split. The
+    words written in b.py explain a message in a.py across the keys."""
+    change = {"b.py": Change(TEXT, TEXT.replace("name_1", "name b"))} if changed else {}
+    whole = split_findings(before, after, change)
+    shared = changes.ChangedFiles(change)
+    introduced: list[int] = []
+    resolved: list[int] = []
+    matched: dict[int, int] = {}
+    for key in {(f.path, f.server) for f in [*before, *after]}:
+        olds = [n for n, f in enumerate(before) if (f.path, f.server) == key]
+        news = [n for n, f in enumerate(after) if (f.path, f.server) == key]
+        part = split_findings(
+            [before[n] for n in olds], [after[n] for n in news], change, shared=shared
+        )
+        introduced += (news[n] for n in part.introduced)
+        resolved += (olds[n] for n in part.resolved)
+        matched.update((news[n], olds[o]) for n, o in part.matched.items())
+    assert (sorted(introduced), sorted(resolved), matched) == (
+        whole.introduced,
+        whole.resolved,
+        whole.matched,
+    )
+
+
 def test_an_error_and_a_warning_at_one_place_both_stay_old_in_any_order() -> None:
     """Equally close pairs of the same severity are made first: a warning never takes the
     error an identical error after needs (hypothesis found it)."""

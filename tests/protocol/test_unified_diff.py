@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adecore_lsp.protocol.workspace.unified_diff import GIT_LINE, NO_NEWLINE, hunks
+from adecore_lsp.protocol.workspace.unified_diff import GIT_LINE, NO_NEWLINE, git_lines, hunks
 
 HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@$")
 
@@ -104,3 +104,10 @@ def test_any_edits_give_a_diff_that_makes_the_new_text(
     diff = hunks(old, new, "a/x", "b/x", edits)
     assert patched(old, diff) == new
     assert (diff == "") == (old == new)
+
+
+@given(st.text(alphabet="ab\n\r\x0b\u2028 ", max_size=30))
+def test_lines_are_split_as_git_splits_them(text: str) -> None:
+    """Only ``\\n`` ends a line (a ``\\r``, a vertical tab or a Unicode line separator is
+    text of the line), and the last line is kept without one."""
+    assert git_lines(text) == GIT_LINE.findall(text)

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from adecore_lsp.protocol.workspace import changes as changes_module
 from adecore_lsp.protocol.workspace.changes import Change, split_findings
 from adecore_lsp.workspace.checks import delta
 from adecore_lsp.workspace.model import Diagnostic, Severity
@@ -91,9 +92,9 @@ def rule_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     seen: list[int] = []
     rule = split_findings
 
-    def counted(olds: Any, news: Any, changes: Any) -> Any:
+    def counted(olds: Any, news: Any, changes: Any, **options: Any) -> Any:
         seen.append(len(olds) + len(news))
-        return rule(olds, news, changes)
+        return rule(olds, news, changes, **options)
 
     monkeypatch.setattr(delta, "split_findings", counted)
     return seen
@@ -106,8 +107,8 @@ def test_the_rule_sees_only_what_did_not_stay_as_it_was(monkeypatch: pytest.Monk
     touched = sum(1 for item in [*before, *after] if item.path == "a.py")
     untouched_changed = len(before) + len(after) - touched
     # The changed file's findings all go through the rule; of the others, only those that
-    # did not stay the same in every field (a fraction).
-    assert touched <= seen[0] < touched + untouched_changed / 2
+    # did not stay the same in every field (a fraction), a path at a time.
+    assert touched <= sum(seen) < touched + untouched_changed / 2
 
 
 # -- files changed by known edits (a rename, an edit tool's text edits) ------------------------
@@ -180,3 +181,125 @@ def test_a_renames_findings_off_its_lines_never_reach_the_rule(
     assert (introduced, resolved, len(unchanged)) == ([], [], 50)
     # The five lines the edits touched go through the rule, the 45 others do not.
     assert seen == [10]
+
+
+# -- a split a file at a time, as each file's answer comes in -------------------------------------
+
+
+def two_servers(seed: int) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """:func:`findings` with every other finding by a second server (a.py renamed to z.py
+    after the change)."""
+    before, after = findings(seed)
+    before = [replace(item, server="other") if n % 2 else item for n, item in enumerate(before)]
+    after = [replace(item, server="other") if n % 3 else item for n, item in enumerate(after)]
+    after = [replace(item, path="z.py") if item.path == "a.py" else item for item in after]
+    return before, after
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_split_by_file_and_server_gives_the_rules_answer(seed: int) -> None:
+    before, after = two_servers(seed)
+    changes = {"z.py": Change(OLD, NEW)}
+    renamed = {"a.py": "z.py"}
+    result = split_findings(
+        [delta.finding(item, renamed.get(item.path)) for item in before],
+        [delta.finding(item) for item in after],
+        delta._per_cell(changes),
+    )
+    alone = (
+        [after[n] for n in result.introduced],
+        [before[n] for n in result.resolved],
+        [after[n] for n in sorted(result.matched)],
+    )
+    assert delta.split(before, after, changes, renamed) == alone
+
+
+def keys_split(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Each (path, server) the splitter runs the rule's steps for, from now on."""
+    seen: list[tuple[str, str]] = []
+    inner = delta.Splitter._split
+
+    def counted(self: delta.Splitter, before: Any, after: Any) -> Any:
+        item = (after or before)[0]
+        seen.append((self.moved.get(item.path, item.path), item.server))
+        return inner(self, before, after)
+
+    monkeypatch.setattr(delta.Splitter, "_split", counted)
+    return seen
+
+
+def by_key(items: list[Diagnostic], path: str, server: str) -> list[Diagnostic]:
+    return [item for item in items if (item.path, item.server) == (path, server)]
+
+
+def test_files_split_as_their_answers_came_are_not_split_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    before, after = two_servers(1)
+    changes, renamed = {"z.py": Change(OLD, NEW)}, {"a.py": "z.py"}
+    whole = delta.split(before, after, changes, renamed)
+    splitter = delta.Splitter(changes, renamed)
+    splitter.expect(before)
+    for path in ("z.py", "b.py"):
+        for server in ("server", "other"):
+            splitter.found(by_key(after, path, server))
+    seen = keys_split(monkeypatch)
+    assert splitter.split(before, after) == whole
+    # Only c.py's findings, which no answer brought early, are split at the end.
+    assert sorted(seen) == [("c.py", "other"), ("c.py", "server")]
+
+
+def test_findings_that_changed_since_they_were_split_are_split_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    before, after = two_servers(2)
+    changes = {"a.py": Change(OLD, NEW)}
+    splitter = delta.Splitter(changes)
+    splitter.expect(before)
+    early = by_key(after, "b.py", "server")
+    splitter.found(early[:-1])  # an answer the server later replaced
+    seen = keys_split(monkeypatch)
+    assert splitter.split(before, after) == delta.split(before, after, changes)
+    assert ("b.py", "server") in seen
+    # Equal findings that are not the very ones split are split again too.
+    splitter.found([replace(item) for item in early])
+    seen.clear()
+    assert splitter.split(before, after) == delta.split(before, after, changes)
+    assert ("b.py", "server") in seen
+
+
+def test_an_answer_given_again_is_not_split_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server asked again (its refresh) answers the same: the very findings given again
+    are not split again."""
+    before, after = two_servers(3)
+    splitter = delta.Splitter({"a.py": Change(OLD, NEW)})
+    splitter.expect(before)
+    early = by_key(after, "b.py", "server")
+    splitter.found(early)
+    seen = keys_split(monkeypatch)
+    splitter.found(list(early))
+    assert seen == []
+
+
+def test_the_changed_files_are_read_at_the_first_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The words the change wrote and each changed file's steady lines are read when the
+    first answer comes (the servers still work on the others), whatever file it is about,
+    and once."""
+    read: list[str | None] = []
+    written = changes_module._File.written
+
+    def reading(self: Any) -> set[str]:
+        read.append(self.new)
+        return written(self)
+
+    monkeypatch.setattr(changes_module._File, "written", reading)
+    before, after = two_servers(4)
+    splitter = delta.Splitter({"a.py": Change(OLD, NEW), "c.py": Change(OLD, NEW)})
+    splitter.expect(before)
+    assert (read, dict(splitter.steady)) == ([], {})
+    splitter.found(by_key(after, "b.py", "server"))  # a file the change did not touch
+    assert read == [NEW, NEW]
+    assert set(splitter.steady) == {"a.py", "c.py"}
+    splitter.found(by_key(after, "c.py", "server"))
+    splitter.split(before, after)
+    assert read == [NEW, NEW]

@@ -4,8 +4,6 @@ unified diff of the change (as the plans' diffs are). No I/O, no workspace."""
 
 from __future__ import annotations
 
-import difflib
-import re
 from bisect import insort
 from collections.abc import Sequence
 from typing import Annotated
@@ -15,6 +13,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ..protocol.documents.positions import LineIndex
+from ..protocol.workspace.unified_diff import hunks
 from . import shapes
 
 # Internal to the library: nothing here is public API.
@@ -25,9 +24,6 @@ Offsets = list[tuple[int, int, str]]
 
 PLACES_SHOWN = 20
 """An ``old`` text found several times names this many of its places, then says how many more."""
-
-_GIT_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
-_NO_NEWLINE = "\n\\ No newline at end of file\n"
 
 
 class Replacement(TypedDict):
@@ -161,12 +157,4 @@ def file_diff(shown: str, old: str, new: str) -> str:
     paths, lines split as git does)."""
     if old == new:
         return ""
-    pieces = [f"diff --git a/{shown} b/{shown}\n"]
-    lines = difflib.unified_diff(
-        _GIT_LINE.findall(old), _GIT_LINE.findall(new), f"a/{shown}", f"b/{shown}"
-    )
-    for line in lines:
-        pieces.append(line)
-        if not line.endswith("\n"):  # only a last line lacks its ending: headers have one
-            pieces.append(_NO_NEWLINE)
-    return "".join(pieces)
+    return f"diff --git a/{shown} b/{shown}\n" + hunks(old, new, f"a/{shown}", f"b/{shown}")

@@ -382,20 +382,51 @@ class _File:
         return text[starts[line] : stop].strip()
 
 
+class ChangedFiles:
+    """The files of one change as the rule reads them (their changed spans, line starts, and
+    the words the change wrote), made once for several splits of its findings: a split a
+    file at a time (as each file's answer comes in) reads them once, not once a file."""
+
+    __slots__ = ("_files", "_written", "changes")
+
+    def __init__(self, changes: Mapping[str, Change]) -> None:
+        self.changes = changes
+        self._files: dict[str, _File] = {}
+        self._written: set[str] | None = None
+
+    def file(self, path: str) -> _File:
+        """The file at ``path`` (one the change did not touch: its positions as they are)."""
+        found = self._files.get(path)
+        if found is None:
+            found = self._files[path] = _File(self.changes.get(path))
+        return found
+
+    def written(self) -> set[str]:
+        """Every word the change wrote, in any file."""
+        if self._written is None:
+            self._written = set()
+            for path in self.changes:
+                self._written.update(self.file(path).written())
+        return self._written
+
+
 def split_findings(
-    before: Sequence[Finding], after: Sequence[Finding], changes: Mapping[str, Change]
+    before: Sequence[Finding],
+    after: Sequence[Finding],
+    changes: Mapping[str, Change],
+    *,
+    shared: ChangedFiles | None = None,
 ) -> Split:
     """Which findings ``after`` a change are introduced and which ``before`` it are
     resolved, by the rule of this module. ``changes`` holds the files whose text changed,
     by path; the findings of any other file are compared where they are. Findings before
-    carry the path they have after the change (a renamed file's new path)."""
-    files: dict[str, _File] = {}
+    carry the path they have after the change (a renamed file's new path).
 
-    def file_of(path: str) -> _File:
-        found = files.get(path)
-        if found is None:
-            found = files[path] = _File(changes.get(path))
-        return found
+    A finding is only ever paired with one of its own path and server, so the findings may
+    be split a path and server at a time, with the same answer: ``shared`` (made of the
+    same ``changes``) then reads each changed file once for all the splits."""
+    files = shared if shared is not None else ChangedFiles(changes)
+    file_of, written_words = files.file, files.written
 
     carried: list[tuple[int, int]] = []
     for finding in before:
@@ -432,19 +463,10 @@ def split_findings(
         widest[key] = max(end - start for start, end, _ in group)
         starts[key] = [start for start, _, _ in group]
 
-    written: set[str] | None = None
-
     def explained(old: str, new: str) -> bool:
         """Whether message ``new`` differs from ``old`` only by what the change wrote."""
-        nonlocal written
         gained = set(_WORD.findall(new)).difference(_WORD.findall(old))
-        if not gained:
-            return True
-        if written is None:
-            written = set()
-            for path in changes:
-                written.update(file_of(path).written())
-        return gained <= written
+        return not gained or gained <= written_words()
 
     def meeting(number: int, same_message: bool) -> list[tuple[int, int, int]]:
         """The free findings before whose carried range meets this one's, as

@@ -28,6 +28,7 @@ from ...write_path import WriteSet
 from ..disk.listing import NotUtf8Error, read_text
 from ..model import DiagnosticsDelta
 from . import affected as affected_set
+from .delta import Splitter
 from .edit_loop import Known, Side, add, delta, loop_of, one_at_a_time, opened_for_the_question
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ async def edit(
     if expected is not None and old_text != expected:
         raise EditConflictError([ws.paths.relative(full)])
     found = await affected_set.affected(ws, loop, {full: (old_text, new_text)})
+    splitter = Splitter({ws.paths.relative(full): Change(old_text, new_text, edits)})
     with opened_for_the_question(ws, found):
         before = await loop.before(ws, found, halfway(ends), {full: old_text})
         if save:
@@ -95,14 +97,13 @@ async def edit(
             await ws.adopt(full, new_text)
             ws.announce([(full, 2)])
             others_changed(ws)
-            after = await loop.after_write(ws, found, before, ends)
+            after = await loop.after_write(ws, found, before, ends, early=splitter)
         else:
             await ws.update(full, new_text)
             loop.answers.forget([ws.paths.relative(p) for p in found.files])
             others_changed(ws)
-            after = await loop.after(ws, found, before, ends)
-    shown = ws.paths.relative(full)
-    return delta(ws, found, before, after, {shown: Change(old_text, new_text, edits)})
+            after = await loop.after(ws, found, before, ends, early=splitter)
+    return delta(ws, found, before, after, splitter.changes, splitter=splitter)
 
 
 @one_at_a_time
@@ -139,12 +140,12 @@ async def preview(
             await ws.update(full, new_text)
             others_changed(ws)
             # Not kept: the answers are for a text that is on no disk (unsaved).
-            after = await loop.after(ws, found, before, ends)
+            splitter = Splitter({ws.paths.relative(full): Change(old_text, new_text, edits)})
+            after = await loop.after(ws, found, before, ends, early=splitter)
         finally:
             # Shielded: a cancelled or timed-out call still gives the servers their text back.
             await asyncio.shield(_restore(ws, full, held))
-    shown = ws.paths.relative(full)
-    return delta(ws, found, before, after, {shown: Change(old_text, new_text, edits)})
+    return delta(ws, found, before, after, splitter.changes, splitter=splitter)
 
 
 async def _restore(ws: CheckNeeds, full: Path, known: OpenFile) -> None:
@@ -187,6 +188,13 @@ async def after_writes(
     found = await affected_set.affected(ws, loop, texts)
     olds = {path: old for path, (old, _new) in texts.items() if old is not None}
     new_files = {path for path, (old, _new) in texts.items() if old is None}
+    splitter = Splitter(
+        {
+            ws.paths.relative(path): Change(old, new)
+            for path, (old, new) in texts.items()
+            if old is not None and new is not None
+        }
+    )
     with opened_for_the_question(ws, found):
         # Kept from before the writes (the answers of what changed are forgotten after).
         side = loop.kept(ws, found, olds, known) if use_kept else Side()
@@ -206,13 +214,8 @@ async def after_writes(
                 await asyncio.shield(_back_to_disk(ws, saved))
             add(ws, side, report, missing)
         others_changed(ws)
-        after = await loop.after(ws, found, side, deadline)
-    changed = {
-        ws.paths.relative(path): Change(old, new)
-        for path, (old, new) in texts.items()
-        if old is not None and new is not None
-    }
-    return delta(ws, found, side, after, changed)
+        after = await loop.after(ws, found, side, deadline, early=splitter)
+    return delta(ws, found, side, after, splitter.changes, splitter=splitter)
 
 
 async def _back_to_disk(ws: CheckNeeds, saved: Mapping[Path, OpenFile | None]) -> None:

@@ -17,8 +17,9 @@ import math
 import os
 import time
 import warnings
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,11 @@ if TYPE_CHECKING:
 __all__: list[str] = []
 
 Bounds = pulls.Bounds
+
+Found = Callable[[Path, list[Diagnostic]], None]
+"""Given a file and one server's findings of it (all of that server, as the report will
+order them), once that server's answer for the file is final: the edit loop splits them
+while the servers still work on the other files of a check."""
 
 ANSWER_BY: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "adecore_lsp_answer_by", default=None
@@ -184,6 +190,7 @@ async def files_diagnostics(
     reuse: bool = False,
     servers: Mapping[Path, Collection[str]] | None = None,
     bounds: Bounds | None = None,
+    on_found: Found | None = None,
 ) -> DiagnosticsReport:
     """:func:`diagnostics` of files already found (absolute paths, each once, as
     ``Workspace.files_of`` and ``root_files`` give them): the command line finds them once.
@@ -197,7 +204,9 @@ async def files_diagnostics(
     file of the check, no progress that moved), or kept working ten times as long without a
     first answer for any of them; its files not final then are ``"timeout"``. ``bounds``
     carries that across the calls of one check (a batch at a time), and says which servers
-    it stopped waiting for and why; a new one per call by default (:func:`bounds_for`)."""
+    it stopped waiting for and why; a new one per call by default (:func:`bounds_for`).
+    ``on_found`` is given each file's findings of each server as soon as they are final
+    (in a workspace with an edit loop, whose conversions the report then takes again)."""
     if bounds is None:
         bounds = bounds_for(timeout)
     await ws.sync_disk()
@@ -206,15 +215,13 @@ async def files_diagnostics(
     for start in range(0, len(files), max(1, ws.max_open_files)):
         batch = files[start : start + max(1, ws.max_open_files)]
         opened_here = [f for f in batch if ws.paths.uri(f) not in ws.open_files]
-        await _check(ws, batch, bounds, items, statuses, reuse, servers or {})
+        await _check(ws, batch, bounds, items, statuses, reuse, servers or {}, on_found)
         if len(files) > ws.max_open_files:
             with HeldWrites() as held:
                 held.add(ws.server_choice.handles)
                 for path in opened_here:
                     await ws.close(path)
-    items.sort(
-        key=lambda d: (d.path, d.cell or 0, d.line, d.column, d.end_line, d.end_column, d.server)
-    )
+    items.sort(key=report_order)
     complete = all(status.complete for status in statuses.values())
     reasons = [s.reason for s in statuses.values() if not s.complete]
     reason: FileReason | str | None = None
@@ -232,6 +239,19 @@ async def files_diagnostics(
     return report
 
 
+def report_order(item: Diagnostic) -> tuple[object, ...]:
+    """The order of a report's findings: by path, place and server."""
+    return (
+        item.path,
+        item.cell or 0,
+        item.line,
+        item.column,
+        item.end_line,
+        item.end_column,
+        item.server,
+    )
+
+
 async def _check(
     ws: CheckNeeds,
     files: list[Path],
@@ -240,28 +260,33 @@ async def _check(
     statuses: dict[str, FileStatus],
     reuse: bool = False,
     servers: Mapping[Path, Collection[str]] | None = None,
+    on_found: Found | None = None,
 ) -> None:
     """Open ``files`` (each in ``servers``' ids for it, else in every server that takes
     it), wait for their final diagnostics, and add them to ``items``. A file that is not
     UTF-8 text is reported as not checked (``not_utf8``); the others are."""
     wanted: list[tuple[ServerHandle, str, Path]] = []
+
+    def convert_now(handle: ServerHandle, uri: str, path: Path, status: FinalityStatus) -> None:
+        if uri in ws.open_files:  # (a notebook's cells are placed once, below)
+            found = _findings(ws, handle, uri, status)
+            if on_found is not None:
+                on_found(path, sorted(found, key=report_order))
+
+    # With an edit loop, each answer is converted as it becomes final, while the servers
+    # work on the others; the conversions below then take the findings made (its
+    # ``Conversions``). Without, an answer is converted once, below.
+    early = convert_now if ws.edit_loop is not None else None
+
     # The opens go out together, and so do the pulls that follow answers read together.
     with HeldWrites() as held:
         for path in files:
             held.add(await _open(ws, path, wanted, statuses, (servers or {}).get(path)))
-        final = await _final(ws, wanted, bounds, reuse)
+        final = await _final(ws, wanted, bounds, reuse, early)
     for handle, uri, path, status in final:
         shown = ws.paths.relative(path)
-        session = handle.live
-        encoding = check_encoding((session.position_encoding if session else None) or "utf-16")
         view = ws.notebook(uri) if uri not in ws.open_files else None
-        # The edit loop converts again only the answers that changed (``Conversions``).
-        convert = (
-            diagnostics_of if ws.edit_loop is None else ws.edit_loop.conversions.diagnostics_of
-        )
-        found = convert(
-            ws.paths, ws.texts, uri, status.items, encoding, handle.spec.id, not status.final
-        )
+        found = _findings(ws, handle, uri, status)
         if view is not None:
             placed = (notebooks.place(view, uri, item, shown) for item in found)
             found = [item for item in placed if item is not None]
@@ -276,15 +301,54 @@ async def _check(
             statuses[shown] = FileStatus(False, "timeout")
 
 
+def _findings(
+    ws: CheckNeeds, handle: ServerHandle, uri: str, status: FinalityStatus
+) -> list[Diagnostic]:
+    """A server's findings of a document, as its finality tracker holds them."""
+    session = handle.live
+    encoding = check_encoding((session.position_encoding if session else None) or "utf-16")
+    # The edit loop converts again only the answers that changed (``Conversions``).
+    convert = diagnostics_of if ws.edit_loop is None else ws.edit_loop.conversions.diagnostics_of
+    return convert(
+        ws.paths, ws.texts, uri, status.items, encoding, handle.spec.id, not status.final
+    )
+
+
+Early = Callable[[ServerHandle, str, Path, FinalityStatus], None]
+"""Called with a wanted document as soon as its diagnostics are final, during the wait."""
+
+
+def _once(
+    wanted: list[tuple[ServerHandle, str, Path]], early: Early | None
+) -> Callable[[ServerHandle, str], None] | None:
+    """``early`` of a wanted document whose diagnostics are final now, once for each answer
+    that made it final (its pull ended, or the wait saw it final)."""
+    if early is None:
+        return None
+    paths = {(handle, uri): path for handle, uri, path in wanted}
+    given: dict[tuple[ServerHandle, str], list[object]] = {}
+
+    def final_now(handle: ServerHandle, uri: str) -> None:
+        path = paths.get((handle, uri))
+        status = handle.finality.status(uri, time.monotonic())
+        if path is not None and status.final and given.get((handle, uri)) is not status.items:
+            given[handle, uri] = status.items
+            early(handle, uri, path, status)
+
+    return final_now
+
+
 async def _final(
     ws: CheckNeeds,
     wanted: list[tuple[ServerHandle, str, Path]],
     bounds: Bounds,
     reuse: bool = False,
+    early: Early | None = None,
 ) -> list[tuple[ServerHandle, str, Path, FinalityStatus]]:
     """Pull what the servers answer pulls for (with ``reuse``, not what is final already),
     and wait until the diagnostics of every wanted document are final, or its server's
-    ``bounds`` passed: each with its status at that moment."""
+    ``bounds`` passed: each with its status at that moment (and given to ``early`` as it
+    becomes final)."""
     bounds.begin(time.monotonic())
     pulled = {
         handle: [u for h, u, _ in wanted if h is handle and notebooks.pulled_by_workspace(h, u)]
@@ -307,6 +371,7 @@ async def _final(
         if session.supports("textDocument/diagnostic", uri) and (handle, uri) not in known
     }
     first = pulls.FirstRound([handle for handle, _ in answering])
+    once = _once(wanted, early)
     pulling = [
         asyncio.ensure_future(
             pulls.pull_all(
@@ -315,13 +380,14 @@ async def _final(
                 first,
                 {u for h, u in answering if h is handle},
                 [u for u in uris if (handle, u) not in known],
+                None if once is None else partial(once, handle),
             )
         )
         for handle, uris in pulled.items()
     ]
     try:
         await first.wait(bounds)
-        await _wait_final(ws, wanted, bounds)
+        await _wait_final(ws, wanted, bounds, once)
         # Every status is read at the moment the wait ended, before anything else can
         # arrive (the pulls end after this, and may be answered meanwhile).
         now = time.monotonic()
@@ -399,7 +465,10 @@ class HeldWrites(contextlib.ExitStack):
 
 
 async def _wait_final(
-    ws: CheckNeeds, wanted: list[tuple[ServerHandle, str, Path]], bounds: Bounds
+    ws: CheckNeeds,
+    wanted: list[tuple[ServerHandle, str, Path]],
+    bounds: Bounds,
+    final_now: Callable[[ServerHandle, str], None] | None = None,
 ) -> None:
     """Sleep until every wanted document's diagnostics are final, or its server's bound
     passed (it is then given up on in ``bounds``).
@@ -423,6 +492,8 @@ async def _wait_final(
                     continue
                 status = handle.finality.status(uri, now)
                 if status.final:
+                    if final_now is not None:
+                        final_now(handle, uri)
                     continue
                 stop = stops.get(handle)
                 if stop is None:

@@ -45,7 +45,7 @@ from ..model import Diagnostic, DiagnosticsDelta, DiagnosticsReport, FileStatus
 from . import checking
 from .affected import Affected
 from .answers import Answers
-from .delta import split
+from .delta import Splitter
 from .tree_imports import LAYOUT_FILES, TreeChanges, TreeImports, covered
 
 if TYPE_CHECKING:
@@ -172,13 +172,14 @@ class EditLoop:
         ends: float,
         *,
         reuse: bool,
+        on_found: checking.Found | None = None,
     ) -> DiagnosticsReport:
         """The diagnostics of ``files`` (each by its servers in ``affected``) until ``ends``;
         the answers that finished for texts on disk are kept (:meth:`keep_checked`)."""
         servers = {path: affected.servers.get(path, frozenset()) for path in files}
         timeout = max(0.0, ends - time.monotonic())
         return await checking.files_diagnostics(
-            ws, list(files), timeout, reuse=reuse, servers=servers
+            ws, list(files), timeout, reuse=reuse, servers=servers, on_found=on_found
         )
 
     def keep_checked(
@@ -263,9 +264,12 @@ class EditLoop:
         ends: float,
         *,
         moves: Mapping[Path, Path] | None = None,
+        early: Splitter | None = None,
     ) -> Side:
         """The side after the edit: the affected files that have a side before (and still
-        exist; a file renamed by its new path, ``moves``), asked again until ``ends``."""
+        exist; a file renamed by its new path, ``moves``), asked again until ``ends``. Each
+        file's findings are given to ``early`` (the delta's splitter) as they are final,
+        to be split against the side before while the servers work on the others."""
         moved = moves or {}
         for old, new in moved.items():
             if old in affected.servers:
@@ -276,8 +280,13 @@ class EditLoop:
             if path in before.reached and moved.get(path, path).is_file()
         ]
         side = Side()
+        on_found: checking.Found | None = None
+        if early is not None:
+            reached = {ws.paths.relative(path) for path in before.reached}
+            early.expect(item for item in before.items if item.path in reached)
+            on_found = _to(early)
         if files:
-            report = await self.check(ws, affected, files, ends, reuse=False)
+            report = await self.check(ws, affected, files, ends, reuse=False, on_found=on_found)
             add(ws, side, report, files)
         return side
 
@@ -289,6 +298,7 @@ class EditLoop:
         ends: float,
         *,
         moves: Mapping[Path, Path] | None = None,
+        early: Splitter | None = None,
     ) -> Side:
         """:meth:`after` an edit written to disk, the graph brought in step with the disk
         meanwhile (its files read in a thread while the servers work, not before they are
@@ -297,11 +307,20 @@ class EditLoop:
         looking = asyncio.ensure_future(self.look(ws, aside=True))
         side: Side | None = None
         try:
-            side = await self.after(ws, affected, before, ends, moves=moves)
+            side = await self.after(ws, affected, before, ends, moves=moves, early=early)
         finally:
             changes = await looking
             self.forget(ws, changes, side.reached if side is not None else ())
         return side
+
+
+def _to(splitter: Splitter) -> checking.Found:
+    """A check's findings of each file, as they are final, given to ``splitter``."""
+
+    def found(_path: Path, items: list[Diagnostic]) -> None:
+        splitter.found(items)
+
+    return found
 
 
 def add(ws: CheckNeeds, side: Side, report: DiagnosticsReport, files: Iterable[Path]) -> None:
@@ -344,9 +363,13 @@ def delta(
     changes: Mapping[str, Change],
     renamed: Mapping[str, str] | None = None,
     moved_to: Mapping[Path, Path] | None = None,
+    *,
+    splitter: Splitter | None = None,
 ) -> DiagnosticsDelta:
     """The delta over the affected files that have both sides; the others are named in
-    ``not_reached`` (complete only when there are none, and every file's check finished)."""
+    ``not_reached`` (complete only when there are none, and every file's check finished).
+    ``splitter``: the one the side after was taken with (made of ``changes`` and
+    ``renamed``), which has split what it could already."""
     moves = moved_to or {}
     both = {path for path in before.reached if moves.get(path, path) in after.reached}
     reached_shown = {ws.paths.relative(path) for path in both}
@@ -362,7 +385,8 @@ def delta(
     not_reached = [shown for shown in not_reached if shown not in unsupported]
     old = [item for item in before.items if item.path in reached_shown]
     new = [item for item in after.items if item.path in reached_after]
-    introduced, resolved, unchanged = split(old, new, changes, renamed)
+    rule = splitter if splitter is not None else Splitter(changes, renamed)
+    introduced, resolved, unchanged = rule.split(old, new)
     reasons = [
         status.reason
         for status in [*before.statuses.values(), *after.statuses.values()]

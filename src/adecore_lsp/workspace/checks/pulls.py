@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,17 +81,20 @@ async def pull_all(
     first: FirstRound,
     counted: set[str],
     unknown: list[str],
+    answered: Callable[[str], object] | None = None,
 ) -> None:
     """Pull the documents of a server that answers pulls, a few at a time (at first those
     whose final diagnostics are ``unknown``); every one pulled again when the server asks
-    for it (``workspace/diagnostic/refresh``), until the wait ends (which cancels this)."""
+    for it (``workspace/diagnostic/refresh``), until the wait ends (which cancels this).
+    ``answered`` is called with each document pulled, soon after its pull ended (once the
+    next pull has gone out: work on an answer never holds up the server)."""
     refreshes = handle.refreshes
-    await pull_round(handle, unknown, first, counted)
+    await pull_round(handle, unknown, first, counted, answered)
     while True:
         while handle.refreshes == refreshes:
             await handle.refreshed.wait(None)
         refreshes = handle.refreshes
-        await pull_round(handle, uris, None, set())
+        await pull_round(handle, uris, None, set(), answered)
 
 
 async def pull_round(
@@ -99,10 +102,12 @@ async def pull_round(
     uris: list[str],
     first: FirstRound | None,
     counted: set[str],
+    answered: Callable[[str], object] | None = None,
 ) -> None:
     """Pull each document once, ``PULLS_AT_ONCE`` at a time: that many workers take the
     documents in turn (a task each, not one per document)."""
     waiting = iter(uris)
+    loop = asyncio.get_running_loop()
 
     async def worker() -> None:
         for uri in waiting:
@@ -111,6 +116,9 @@ async def pull_round(
             finally:
                 if first is not None and uri in counted:
                     first.one_ended(handle)
+            if answered is not None:
+                # Called back once this worker has sent its next pull (or ended).
+                loop.call_soon(answered, uri)
 
     await asyncio.gather(*(worker() for _ in range(min(PULLS_AT_ONCE, len(uris)))))
 

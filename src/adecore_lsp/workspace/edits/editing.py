@@ -30,6 +30,8 @@ from ...session import LspSession
 from ...write_path import WriteSet
 from ..checks import affected as affected_set
 from ..checks.changes import ends_of, halfway, others_changed
+from ..checks.checking import HeldWrites
+from ..checks.delta import Splitter
 from ..checks.edit_loop import delta, loop_of, one_at_a_time, opened_for_the_question
 from ..disk.listing import NotUtf8Error, read_text, root_files
 from ..files.notebooks import cell_diff, notebook_of_uri
@@ -190,10 +192,12 @@ def check_name(new_name: str) -> None:
 
 async def rename(ws: EditNeeds, place: Place, new_name: str) -> EditPlan:
     """``Workspace.rename`` at a resolved place (``new_name`` checked by :func:`check_name`)."""
-    complete, reason, _timed_out = place.whole or await prepare_whole(ws, servers_of(place.handles))
+    whole = place.whole or await prepare_whole(ws, servers_of(place.handles))
+    complete, reason = whole.complete, whole.reason
     # Every package's server renames the uses it sees (one per package for basedpyright).
-    # The tree is listed once for both (a listing asks each file's servers).
-    files = tree_files(ws)
+    # The tree is listed once for all (a listing asks each file's servers): the listing
+    # that opened the files, when it was just made.
+    files = tree_files(ws, whole)
     with ws.collecting(roots_of(ws, place.handles, files)) as sent:
         asked = await every_root(
             ws,
@@ -491,6 +495,13 @@ async def apply(
         if op.kind != "create":
             texts.setdefault(path, (plan.snapshot.get(op.path), None))
     found = await affected_set.affected(ws, loop, texts, names=plan.names)
+    # The plan's own text edits where it has them: the rule then carries the findings
+    # through them instead of diffing each file's two texts.
+    changes = {
+        path: Change(edit.old_text, edit.new_text, plan.text_edits.get(path))
+        for path, edit in plan.files.items()
+    }
+    splitter = Splitter(changes, renamed)
     with opened_for_the_question(ws, found, keep_edited=False):
         before = await loop.before(ws, found, halfway(ends))
         writes.commit()
@@ -503,14 +514,9 @@ async def apply(
                 found.edited.append(path)
                 found.servers[path] = frozenset(h.spec.id for h in ws.handles_for(path))
                 before.reached.add(path)
-        after = await loop.after_write(ws, found, before, ends, moves=moves)
-    # The plan's own text edits where it has them: the rule then carries the findings
-    # through them instead of diffing each file's two texts.
-    changes = {
-        path: Change(edit.old_text, edit.new_text, plan.text_edits.get(path))
-        for path, edit in plan.files.items()
-    }
-    return AppliedPlan(plan.changed_files, delta(ws, found, before, after, changes, renamed, moves))
+        after = await loop.after_write(ws, found, before, ends, moves=moves, early=splitter)
+    applied = delta(ws, found, before, after, changes, renamed, moves, splitter=splitter)
+    return AppliedPlan(plan.changed_files, applied)
 
 
 def _unsaved(ws: EditNeeds, shown: str) -> bool:
@@ -570,10 +576,13 @@ async def _after_write(ws: EditNeeds, plan: EditPlan) -> None:
             events.append((path, 3))
             if op.kind == "rename" and op.new_path is not None:
                 events.append((ws.paths.absolute(op.new_path), 1))
-    for shown, edit in plan.files.items():
-        full = ws.paths.absolute(shown)
-        events.append((full, 2))
-        if ws.paths.uri(full) in ws.open_files or ws.takes(full):
-            await ws.adopt(full, edit.new_text)
+    # The new texts go out in one write a server (a rename's dozens of didChange).
+    with HeldWrites() as held:
+        held.add(ws.server_choice.handles)
+        for shown, edit in plan.files.items():
+            full = ws.paths.absolute(shown)
+            events.append((full, 2))
+            if ws.paths.uri(full) in ws.open_files or ws.takes(full):
+                await ws.adopt(full, edit.new_text)
     ws.announce(events)
     await ws.sync_disk()

@@ -30,6 +30,7 @@ from .asking import ask_at
 
 if TYPE_CHECKING:
     from .needs import QuestionNeeds
+    from .outlines import Whole
     from .places import Place
 
 _logger = logging.getLogger("adecore_lsp")
@@ -58,9 +59,21 @@ class RootAnswers:
         return [(session, answer) for _handle, session, answer in self.answers]
 
 
-def tree_files(ws: QuestionNeeds) -> Callable[[], list[Path]]:
-    """The tree's files that some installed server takes, listed once when first asked."""
+FRESH_LISTING = 0.25
+"""Seconds within which a listing of the root's files made for the same question (the
+opening of every file, :func:`..outlines.prepare_whole`) is taken again, not made again."""
+
+
+def tree_files(ws: QuestionNeeds, whole: Whole | None = None) -> Callable[[], list[Path]]:
+    """The tree's files that some installed server takes, listed once when first asked
+    (``whole``'s listing, when it is fresh)."""
     listed: list[list[Path]] = []
+    if (
+        whole is not None
+        and whole.listed is not None
+        and time.monotonic() - whole.listed_at < FRESH_LISTING
+    ):
+        listed.append(list(whole.listed))
 
     def files() -> list[Path]:
         if not listed:

@@ -21,7 +21,7 @@ from ..files.notebooks import located
 from ..model import Location, Reference, Results, Symbol
 from ..servers.handles import ServerHandle
 from ..servers.notebook_view import is_notebook
-from .across_roots import RootAnswers, every_root
+from .across_roots import RootAnswers, every_root, tree_files
 from .asking import ask_at
 from .outlines import notebook_symbols, outline, prepare_whole, to_symbol
 from .places import servers_of
@@ -122,12 +122,14 @@ def _whole_or_said(result: Results[Any], asked: RootAnswers) -> Results[Any]:
 async def references(
     ws: QuestionNeeds, place: Place, include_declaration: bool, context: int
 ) -> Results[Reference]:
-    complete, reason, timed_out = place.whole or await prepare_whole(ws, servers_of(place.handles))
+    opened = place.whole or await prepare_whole(ws, servers_of(place.handles))
+    complete, reason, timed_out = opened.complete, opened.reason, opened.timed_out
     asked = await every_root(
         ws,
         place,
         "textDocument/references",
         lambda s, uri, at: s.references(uri, at, include_declaration=True),
+        files=tree_files(ws, opened),
     )
     declarations: set[tuple[str, int | None, int, int]] = set()
     if not include_declaration:
@@ -205,7 +207,8 @@ def _context(ws: QuestionNeeds, uri: str, line: int, context: int) -> tuple[str,
 
 
 async def calls(ws: QuestionNeeds, place: Place, *, incoming: bool) -> Results[Symbol]:
-    complete, reason, timed_out = place.whole or await prepare_whole(ws, servers_of(place.handles))
+    opened = place.whole or await prepare_whole(ws, servers_of(place.handles))
+    complete, reason, timed_out = opened.complete, opened.reason, opened.timed_out
 
     async def call(session: Any, uri: str, at: int) -> list[Any]:
         items = await session.prepare_call_hierarchy(uri, at)
@@ -216,7 +219,9 @@ async def calls(ws: QuestionNeeds, place: Place, *, incoming: bool) -> Results[S
         return [c["to"] for c in await session.outgoing_calls(items[0])]
 
     # Callers may be in any package: every root of the server is asked.
-    asked = await every_root(ws, place, "textDocument/prepareCallHierarchy", call)
+    asked = await every_root(
+        ws, place, "textDocument/prepareCallHierarchy", call, files=tree_files(ws, opened)
+    )
     result: Results[Symbol] = Results(complete=complete, reason=reason)
     seen: set[tuple[str, int, int, int, int, int]] = set()
     for session, found in asked.sessions:

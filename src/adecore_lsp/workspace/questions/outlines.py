@@ -139,6 +139,11 @@ class Whole(NamedTuple):
     """Why not (``"too_many_files"``), else ``None``."""
     timed_out: bool
     """Whether some server timed out getting ready."""
+    listed: tuple[Path, ...] | None = None
+    """The root's files some server takes, as listed for it (a rename asks each package's
+    server of them right after: :func:`..across_roots.tree_files`)."""
+    listed_at: float = 0.0
+    """When they were listed (``time.monotonic()``)."""
 
 
 async def prepare_whole(ws: QuestionNeeds, servers: Collection[str] | None = None) -> Whole:
@@ -149,7 +154,8 @@ async def prepare_whole(ws: QuestionNeeds, servers: Collection[str] | None = Non
     servers take, and only their readiness: a Python question in a tree of several
     languages starts no TypeScript or Go server."""
     await ws.sync_disk()
-    files = ws.root_files()
+    listed_at = time.monotonic()
+    files = listed = ws.root_files()
     if servers is not None:
         files = [path for path in files if _taken_by(ws, path, servers)]
     complete: bool = True
@@ -184,7 +190,7 @@ async def prepare_whole(ws: QuestionNeeds, servers: Collection[str] | None = Non
         if handle.state == "running" and (servers is None or handle.spec.id in servers):
             readiness = await wait_ready(handle, began, ws.timeout)
             timed_out = timed_out or readiness.state == "timed_out"
-    return Whole(complete, reason, timed_out)
+    return Whole(complete, reason, timed_out, tuple(listed), listed_at)
 
 
 def _taken_by(ws: QuestionNeeds, path: Path, servers: Collection[str]) -> bool:

@@ -100,7 +100,8 @@ async def workspace_symbols(ws: QuestionNeeds, query: str) -> tuple[LspSession, 
 
 
 async def find(ws: QuestionNeeds, query: str, limit: int) -> Results[Symbol]:
-    complete, reason, timed_out = await prepare_whole(ws)
+    whole = await prepare_whole(ws)
+    complete, reason, timed_out = whole.complete, whole.reason, whole.timed_out
     session, hits = await workspace_symbols(ws, query)
     outlines: dict[Path, tuple[LspSession, list[Any]] | None] = {}
     found: list[Symbol] = []

@@ -79,7 +79,11 @@ class Projects:
         registry, servers, ignored = base.project(config_root, trusted=trusted)
         self.top = Project(root, registry, servers, ignored, trusted=trusted)
         """The root's own project (the base registry when the root has no configuration)."""
-        self._known: dict[Path, tuple[Stamp, float, Project | None]] = {}
+        # Folders as text: a file's project is asked for at every message about it, and a
+        # Path's parents and hash cost ten times what a string's do.
+        self._root = str(root)
+        self._below = self._root.rstrip(os.sep) + os.sep
+        self._known: dict[str, tuple[Stamp, float, Project | None]] = {}
         self._said: set[Path] = set()
         self.notices: dict[Path, str] = {}
         """What each nested folder's configuration said (broken, or ignored untrusted)."""
@@ -91,17 +95,17 @@ class Projects:
         Raises:
             ValueError: the nearest configuration is broken (names the file and field).
         """
-        folder = path.parent
-        if folder == self.root or self.root not in folder.parents:
-            return self.top
+        folder = os.path.dirname(path)
+        if not folder.startswith(self._below):
+            return self.top  # in the root's own folder, or outside it
         seen = _SEEN.get()
-        while folder != self.root:
+        while folder != self._root:
             found = self._at(folder)
-            if seen is not None and folder in self.notices:
-                seen.add(folder)
+            if seen is not None and self.notices and Path(folder) in self.notices:
+                seen.add(Path(folder))
             if found is not None:
                 return found
-            folder = folder.parent
+            folder = os.path.dirname(folder)
         return self.top
 
     @contextlib.contextmanager
@@ -120,17 +124,18 @@ class Projects:
         """The nested projects found so far."""
         return [found for _stamp, _at, found in self._known.values() if found is not None]
 
-    def _at(self, folder: Path) -> Project | None:
+    def _at(self, folder: str) -> Project | None:
         now = time.monotonic()
         known = self._known.get(folder)
         if known is not None and now - known[1] < RECHECK_AFTER:
             return known[2]
-        source = self.config_root / folder.relative_to(self.root)
+        at = Path(folder)
+        source = self.config_root / at.relative_to(self.root)
         stamp = _stamp(source)
         if known is not None and known[0] == stamp:
             self._known[folder] = (stamp, now, known[2])
             return known[2]
-        found = None if stamp == (-1, -1, -1, -1) else self._read(folder, source)
+        found = None if stamp == (-1, -1, -1, -1) else self._read(at, source)
         self._known[folder] = (stamp, now, found)
         return found
 
