@@ -108,9 +108,14 @@ def _opcodes_of_edits(
         ):
             return None
         _add(opcodes, ("equal", done, first, done + shift, begin))
-        matcher = SequenceMatcher(None, block_old, block_new)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            _add(opcodes, (tag, first + i1, first + i2, begin + j1, begin + j2))
+        if len(block_old) == len(block_new) == 1:
+            # One line rewritten (a rename's every use): what difflib says of two lines.
+            tag: Tag = "equal" if block_old == block_new else "replace"
+            _add(opcodes, (tag, first, first + 1, begin, begin + 1))
+        else:
+            matcher = SequenceMatcher(None, block_old, block_new)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+                _add(opcodes, (tag, first + i1, first + i2, begin + j1, begin + j2))
         shift += len(block_new) - len(block_old)
         done = last + 1
     if len(new_lines) - count != shift or old_lines[done:] != new_lines[done + shift :]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ...errors import AmbiguousTargetError, ErrorCodes, LspError, TargetNotFoundError
 from ...protocol.workspace import targets as parsing
 from ...session import LspSession
-from ..checks.checking import wait_ready
+from ..checks.checking import HeldWrites, wait_ready
 from ..files.notebooks import located, tracked
 from ..model import ResultReason, Results, Symbol
 
@@ -164,26 +164,29 @@ async def prepare_whole(ws: QuestionNeeds, servers: Collection[str] | None = Non
         files = files[: ws.max_open_files]
         complete, reason = False, "too_many_files"
     failed: set[ServerHandle] = set()
-    for path in files:
-        if ws.paths.uri(path) in ws.open_files:
-            continue
-        handles = ws.handles_for(path)
-        if failed.intersection(handles):
-            continue
-        try:
-            if handles and all(h.spec.indexes_root for h in handles):
-                # A server that indexes the whole root itself is asked without opening files.
-                await asyncio.gather(*(h.session() for h in handles))
-            else:
-                await ws.open(path)
-        except ValueError:
-            continue  # not UTF-8 text: no server reads it as code either
-        except LspError:
-            # The server of a package that does not start: its files are left (the question
-            # asks it again, and says the answer is partial when it fails again).
-            failed.update(handle for handle in handles if handle.state != "running")
-            if complete:
-                complete, reason = False, "other_roots"
+    with HeldWrites() as held:  # the opens go out in one write a server
+        for path in files:
+            if ws.paths.uri(path) in ws.open_files:
+                continue
+            handles = ws.handles_for(path)
+            if failed.intersection(handles):
+                continue
+            try:
+                if handles and all(h.spec.indexes_root for h in handles):
+                    # A server that indexes the whole root itself is asked without opening
+                    # files.
+                    await asyncio.gather(*(h.session() for h in handles))
+                else:
+                    held.add(await ws.open(path))
+            except ValueError:
+                continue  # not UTF-8 text: no server reads it as code either
+            except LspError:
+                # The server of a package that does not start: its files are left (the
+                # question asks it again, and says the answer is partial when it fails
+                # again).
+                failed.update(handle for handle in handles if handle.state != "running")
+                if complete:
+                    complete, reason = False, "other_roots"
     timed_out = False
     began = time.monotonic()
     for handle in ws.started():
