@@ -322,6 +322,12 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:,.0f} ms"
 
 
+def spread(values: list[float]) -> str:
+    """The least and the most of ``values``, for beside their median (a rename's added share
+    swings with where a full garbage collection falls)."""
+    return f"[{round(min(values) * 1000)}-{round(max(values) * 1000)}]"
+
+
 def report(
     sides: list[Side], serena: list[float] | str | None, hook: dict[str, list[float]] | None
 ) -> None:
@@ -352,9 +358,10 @@ def report(
         mark = "met" if ratio <= RATIO_TARGET else "not met"
         added_mark = "met" if max(added_a, added_b) <= ADDED_TARGET else "not met"
         checked, introduced = one.notes.get(name, (0, 0))
+        spread_a, spread_b = spread(every.added[name]), spread(one.added[name])
         print(
-            f"| {name} | {ms(a)} | {ms(b)} | **{ratio:.2f}x** ({mark}) | {ms(added_a)} | "
-            f"{ms(added_b)} ({added_mark}) | {checked}, {introduced} |"
+            f"| {name} | {ms(a)} | {ms(b)} | **{ratio:.2f}x** ({mark}) | {ms(added_a)} "
+            f"{spread_a} | {ms(added_b)} {spread_b} ({added_mark}) | {checked}, {introduced} |"
         )
     print(f"\ncallers broken by the edit of {COMPAT}: {', '.join(one.notes.get('broken', []))}")
     for side in sides:
