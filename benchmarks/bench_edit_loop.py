@@ -7,7 +7,10 @@ beside serena's, and the hook beside a warm check of the files an edit can break
 click 8.1.7 (its sdist from PyPI, 71 Python files; unpacked once into build/bench) and
 basedpyright, through the MCP server in this process (the SDK's own client over its
 in-memory transport, as ``bench_mcp.py``), every message with the server stamped as the
-workspace traces it. Two workspaces on two copies of the tree, warm, their calls in turns:
+workspace traces it. Two workspaces on two copies of the tree, warm, their calls in turns,
+each timed call once both workspaces' servers rest (under a tenth of a core for 0.2 s, 5 s
+at most: an agent's calls come seconds apart, and a server still checking the other
+workspace's last change would take a core from the call):
 
 - **all open**: a ``diagnostics`` of the whole root first (every file open, its answers
   final), and every file kept open;
@@ -62,6 +65,7 @@ from typing import Any
 
 from bench_mcp import busy_time, click_tree
 from bench_workspace import Tap, servers_on_path
+from bench_workspace_scale import process_tree_cpu
 from mcp import Client
 
 from adecore_lsp.mcp.server import build
@@ -109,8 +113,19 @@ class Side:
         self.notes: dict[str, Any] = {}
         self.refused: list[str] = []
         """Renames refused (the server renamed the declaring file alone; issue 36)."""
+        self.others: list[Side] = []
+        """Every side of the run, this one too: a call is timed once their servers rest."""
+
+    def server_pids(self) -> list[int]:
+        workspace = self.state._workspace
+        if workspace is None:
+            return []
+        found = (handle.status().pid for handle in workspace.server_choice.handles)
+        return [pid for pid in found if pid is not None]
 
     async def call(self, workload: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if workload:
+            await quiet(self.others)
         start = len(self.tap.lines)
         began = time.monotonic()
         result = await self.client.call_tool(tool, arguments)
@@ -141,6 +156,26 @@ class Side:
         for _uri, known in list(workspace.open_files.items()):
             if known.path not in keep:
                 workspace.open_files.close(known.path)
+
+
+QUIET = 0.2
+"""Seconds of next to no CPU the servers take before a timed call (at most QUIET_WAIT)."""
+QUIET_WAIT = 5.0
+
+
+async def quiet(sides: list[Side]) -> None:
+    """Until the servers of every side rest: a server still checking what the last call of
+    either workspace changed takes one of the two cores from the timed call (an agent's
+    calls come seconds apart; the two workspaces side by side are the bench's own doing)."""
+    pids = [pid for side in sides for pid in side.server_pids()]
+    ends = time.monotonic() + QUIET_WAIT
+    used = sum(process_tree_cpu(pid) for pid in pids)
+    while time.monotonic() < ends:
+        await asyncio.sleep(QUIET)
+        now = sum(process_tree_cpu(pid) for pid in pids)
+        if now - used < QUIET / 10:
+            return
+        used = now
 
 
 def replaced(root: Path, path: str, old: str, new: str) -> None:
@@ -214,6 +249,8 @@ async def mcp_part(rounds: int) -> list[Side]:
             if first.is_error:
                 raise SystemExit(f"diagnostics failed: {first.content}")
             sides.append(Side(name, root, client, tap, states[0]))
+        for side in sides:
+            side.others = sides
         await workloads(sides, rounds)
     return sides
 

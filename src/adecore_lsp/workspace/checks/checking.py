@@ -206,7 +206,9 @@ async def files_diagnostics(
     carries that across the calls of one check (a batch at a time), and says which servers
     it stopped waiting for and why; a new one per call by default (:func:`bounds_for`).
     ``on_found`` is given each file's findings of each server as soon as they are final
-    (in a workspace with an edit loop, whose conversions the report then takes again)."""
+    (the report then holds the very same findings where the workspace has an edit loop,
+    whose conversions it takes again; a notebook's are placed in its cells, and given only
+    in the report)."""
     if bounds is None:
         bounds = bounds_for(timeout)
     await ws.sync_disk()
@@ -275,8 +277,9 @@ async def _check(
 
     # With an edit loop, each answer is converted as it becomes final, while the servers
     # work on the others; the conversions below then take the findings made (its
-    # ``Conversions``). Without, an answer is converted once, below.
-    early = convert_now if ws.edit_loop is not None else None
+    # ``Conversions``). Without one, an answer is converted once, below (and once more
+    # before, when ``on_found`` is given).
+    early = convert_now if ws.edit_loop is not None or on_found is not None else None
 
     # The opens go out together, and so do the pulls that follow answers read together.
     with HeldWrites() as held:
