@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from adecore_lsp.workspace.checks import pulls
+from adecore_lsp.protocol.workspace.finality import FinalityStatus
+from adecore_lsp.workspace.checks import checking, pulls
 
 HANDLE: Any = object()
 """No server: ``pull_one`` is replaced, and nothing else reads the handle."""
@@ -65,3 +67,34 @@ async def test_without_a_callback_the_round_pulls_every_document(
     monkeypatch.setattr(pulls, "pull_one", pull_one)
     await pulls.pull_round(HANDLE, ["a", "b", "c"], None, set())
     assert sorted(sent) == ["a", "b", "c"]
+
+
+async def test_an_answer_is_worked_on_once_and_not_after_its_check_ended() -> None:
+    """Each answer that made a document final is worked on once; a pull's callback that
+    comes after the check ended (the pulls are cancelled then) does nothing."""
+    items: list[object] = [{"message": "m"}]
+
+    class Finality:
+        def status(self, _uri: str, _now: float) -> FinalityStatus:
+            return FinalityStatus(True, items, False, None)
+
+    class Handle:
+        finality = Finality()
+
+    handle: Any = Handle()
+    worked: list[str] = []
+    once = checking._Once(
+        [(handle, "file:///a.py", Path("/a.py"))],
+        lambda _h, uri, _path, _status: worked.append(uri),
+    )
+    once(handle, "file:///a.py")
+    once(handle, "file:///a.py")  # the same answer: not again
+    once(handle, "file:///other.py")  # no document of this check
+    assert worked == ["file:///a.py"]
+    items = [{"message": "another"}]  # a new answer (a refresh's pull)
+    once(handle, "file:///a.py")
+    assert worked == ["file:///a.py", "file:///a.py"]
+    once.end()
+    items = [{"message": "late"}]
+    once(handle, "file:///a.py")
+    assert len(worked) == 2

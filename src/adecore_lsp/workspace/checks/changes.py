@@ -103,7 +103,7 @@ async def edit(
             loop.answers.forget([ws.paths.relative(p) for p in found.files])
             others_changed(ws)
             after = await loop.after(ws, found, before, ends, early=splitter)
-    return delta(ws, found, before, after, splitter.changes, splitter=splitter)
+    return delta(ws, found, before, after, splitter)
 
 
 @one_at_a_time
@@ -135,7 +135,7 @@ async def preview(
         before = await loop.before(ws, found, halfway(ends))
         if held is None or old_text is None:
             # No server takes the file: the report says so (``unsupported``), nothing to send.
-            return delta(ws, found, before, before, {})
+            return delta(ws, found, before, before, Splitter({}))
         try:
             await ws.update(full, new_text)
             others_changed(ws)
@@ -145,7 +145,7 @@ async def preview(
         finally:
             # Shielded: a cancelled or timed-out call still gives the servers their text back.
             await asyncio.shield(_restore(ws, full, held))
-    return delta(ws, found, before, after, splitter.changes, splitter=splitter)
+    return delta(ws, found, before, after, splitter)
 
 
 async def _restore(ws: CheckNeeds, full: Path, known: OpenFile) -> None:
@@ -215,7 +215,7 @@ async def after_writes(
             add(ws, side, report, missing)
         others_changed(ws)
         after = await loop.after(ws, found, side, deadline, early=splitter)
-    return delta(ws, found, side, after, splitter.changes, splitter=splitter)
+    return delta(ws, found, side, after, splitter)
 
 
 async def _back_to_disk(ws: CheckNeeds, saved: Mapping[Path, OpenFile | None]) -> None:

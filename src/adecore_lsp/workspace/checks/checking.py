@@ -321,24 +321,27 @@ Early = Callable[[ServerHandle, str, Path, FinalityStatus], None]
 """Called with a wanted document as soon as its diagnostics are final, during the wait."""
 
 
-def _once(
-    wanted: list[tuple[ServerHandle, str, Path]], early: Early | None
-) -> Callable[[ServerHandle, str], None] | None:
+class _Once:
     """``early`` of a wanted document whose diagnostics are final now, once for each answer
-    that made it final (its pull ended, or the wait saw it final)."""
-    if early is None:
-        return None
-    paths = {(handle, uri): path for handle, uri, path in wanted}
-    given: dict[tuple[ServerHandle, str], list[object]] = {}
+    that made it final (its pull ended, or the wait saw it final), and only while its check
+    lasts: a pull's callback that comes after the check ended does nothing."""
 
-    def final_now(handle: ServerHandle, uri: str) -> None:
-        path = paths.get((handle, uri))
+    def __init__(self, wanted: list[tuple[ServerHandle, str, Path]], early: Early) -> None:
+        self.paths = {(handle, uri): path for handle, uri, path in wanted}
+        self.early: Early | None = early
+        self._given: dict[tuple[ServerHandle, str], list[object]] = {}
+
+    def __call__(self, handle: ServerHandle, uri: str) -> None:
+        path = self.paths.get((handle, uri))
+        if self.early is None or path is None:
+            return
         status = handle.finality.status(uri, time.monotonic())
-        if path is not None and status.final and given.get((handle, uri)) is not status.items:
-            given[handle, uri] = status.items
-            early(handle, uri, path, status)
+        if status.final and self._given.get((handle, uri)) is not status.items:
+            self._given[handle, uri] = status.items
+            self.early(handle, uri, path, status)
 
-    return final_now
+    def end(self) -> None:
+        self.early = None
 
 
 async def _final(
@@ -374,7 +377,7 @@ async def _final(
         if session.supports("textDocument/diagnostic", uri) and (handle, uri) not in known
     }
     first = pulls.FirstRound([handle for handle, _ in answering])
-    once = _once(wanted, early)
+    once = None if early is None else _Once(wanted, early)
     pulling = [
         asyncio.ensure_future(
             pulls.pull_all(
@@ -398,6 +401,8 @@ async def _final(
             (handle, uri, path, handle.finality.status(uri, now)) for handle, uri, path in wanted
         ]
     finally:
+        if once is not None:
+            once.end()
         for task in pulling:
             task.cancel()
         await asyncio.gather(*pulling, return_exceptions=True)

@@ -126,7 +126,6 @@ class Splitter:
     not all after the last)."""
 
     def __init__(self, changes: Mapping[str, Change], renamed: Mapping[str, str] | None = None):
-        self.changes = changes
         self.moved = renamed or {}
         self.cells = _per_cell(changes)
         self.steady = _Steady(self.cells)

@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
-from ...protocol.workspace.changes import Change
 from ..disk.units import Conversions
 from ..model import Diagnostic, DiagnosticsDelta, DiagnosticsReport, FileStatus
 from . import checking
@@ -360,16 +359,13 @@ def delta(
     affected: Affected,
     before: Side,
     after: Side,
-    changes: Mapping[str, Change],
-    renamed: Mapping[str, str] | None = None,
+    rule: Splitter,
     moved_to: Mapping[Path, Path] | None = None,
-    *,
-    splitter: Splitter | None = None,
 ) -> DiagnosticsDelta:
     """The delta over the affected files that have both sides; the others are named in
     ``not_reached`` (complete only when there are none, and every file's check finished).
-    ``splitter``: the one the side after was taken with (made of ``changes`` and
-    ``renamed``), which has split what it could already."""
+    ``rule`` is made of the change (its files' texts, the files it renamed): the one the
+    side after was taken with, which has split what it could already."""
     moves = moved_to or {}
     both = {path for path in before.reached if moves.get(path, path) in after.reached}
     reached_shown = {ws.paths.relative(path) for path in both}
@@ -385,7 +381,6 @@ def delta(
     not_reached = [shown for shown in not_reached if shown not in unsupported]
     old = [item for item in before.items if item.path in reached_shown]
     new = [item for item in after.items if item.path in reached_after]
-    rule = splitter if splitter is not None else Splitter(changes, renamed)
     introduced, resolved, unchanged = rule.split(old, new)
     reasons = [
         status.reason

@@ -515,7 +515,7 @@ async def apply(
                 found.servers[path] = frozenset(h.spec.id for h in ws.handles_for(path))
                 before.reached.add(path)
         after = await loop.after_write(ws, found, before, ends, moves=moves, early=splitter)
-    applied = delta(ws, found, before, after, changes, renamed, moves, splitter=splitter)
+    applied = delta(ws, found, before, after, splitter, moves)
     return AppliedPlan(plan.changed_files, applied)
 
 
